@@ -1,0 +1,279 @@
+r"""Variably scaled kernels as PyMC covariance functions.
+
+A VSK evaluates a kernel on the lifted inputs :math:`\Psi(x) = (x, \psi(x)) \in
+\mathbb{R}^{d+q}` (paper, eq. 13):
+
+.. math::
+
+    \kappa^{\Psi}_{\ell}(x, x') = \varphi_{\ell}(\|\Psi(x) - \Psi(x')\|_2).
+
+The kernel is stationary in the lifted space and non-stationary in x. Both classes here are
+``pm.gp.cov.Covariance`` subclasses: they work in ``pm.gp.Marginal``, ``Latent`` and
+``MarginalApprox``, and combine with ``+``, ``*``, scalars and other covariances. Scale them
+by σ_f² as any PyMC kernel: ``sigma_f**2 * VSK(...)`` is eq. (15) without the noise term.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+from pytensor.graph import Variable
+
+from pymc_vsk.scaling import ScalingFunction, as_scaling_function
+from pymc_vsk.validation import as_numeric, check_finite, check_inputs
+
+__all__ = ["VSK", "LinearVSK"]
+
+Stationary = pm.gp.cov.Stationary
+
+#: Base kernels whose ``full_from_distance`` only needs the squared distance.
+_SQUARED_DISTANCE_KERNELS = (pm.gp.cov.ExpQuad, pm.gp.cov.RatQuad)
+
+
+class _Lifted(pm.gp.cov.Covariance):
+    """Shared machinery: checks, the active-dimension slice and the lifting x ↦ [x, ψ(x)]."""
+
+    def __init__(
+        self,
+        psi: Any,
+        d: int,
+        input_dim: int | None,
+        active_dims: Any,
+        q: int | None,
+    ) -> None:
+        self.psi: ScalingFunction = as_scaling_function(psi, q=q)
+        self.q = self.psi.q
+        if active_dims is not None:
+            active_dims = np.asarray(active_dims, dtype=int).ravel()
+            if len(active_dims) != d:
+                raise ValueError(
+                    f"active_dims={active_dims.tolist()} names {len(active_dims)} column(s) but "
+                    f"ψ and the kernel act on d={d} input column(s)."
+                )
+        if input_dim is None:
+            input_dim = d if active_dims is None else int(active_dims.max()) + 1
+        super().__init__(input_dim=int(input_dim), active_dims=active_dims)
+        if self.active_dims.max() >= self.input_dim:
+            raise ValueError(
+                f"active_dims={self.active_dims.tolist()} refers to a column >= input_dim="
+                f"{self.input_dim}; X has columns 0..{self.input_dim - 1}."
+            )
+        self.d = d
+
+    # -- inputs -------------------------------------------------------------------------------
+    def _select(self, X: Any, name: str = "X") -> Variable:
+        check_inputs(X, self.input_dim, name=name, owner=repr(self))
+        X = pt.as_tensor_variable(X)
+        return X[:, self.active_dims]
+
+    def _check_psi(self, X: Any, name: str) -> None:
+        """Evaluate ψ on a numeric ``X`` (when ψ's parameters are fixed) and check its output."""
+        value = as_numeric(X)
+        if value is None or self.psi.is_random:
+            return
+        value = np.asarray(value, dtype=float)[:, self.active_dims]
+        out = self.psi.numpy(value)
+        n = len(value)
+        expected = f"({n},) or ({n}, {self.q})" if self.q == 1 else f"({n}, {self.q})"
+        ok = out.ndim in (1, 2) and out.shape[0] == n
+        ok = ok and (out.shape[1] == self.q if out.ndim == 2 else self.q == 1)
+        if not ok:
+            raise ValueError(
+                f"ψ = {self.psi!r} returned shape {out.shape} for {name} of shape {value.shape}; "
+                f"expected {expected}: one value (or a row of q={self.q} values) per input row. "
+                "Make ψ map an (n, d) array to (n,) or (n, q), and pass q= for q > 1."
+            )
+        check_finite(out, f"ψ({name})", "make ψ finite on every input (check logs, divisions).")
+
+    def lift(self, X: Any, name: str = "X") -> Variable:
+        r"""Lifted inputs :math:`\Psi(X) = [X, \psi(X)]`, shape ``(n, d + q)`` (eq. 13)."""
+        Xa = self._select(X, name)
+        self._check_psi(X, name)
+        out = pt.as_tensor_variable(self.psi(Xa))
+        if out.ndim == 1:
+            out = out[:, None]
+        if out.ndim != 2:
+            raise ValueError(
+                f"ψ = {self.psi!r} returned a {out.ndim}-D tensor; it must return (n,) or (n, q)."
+            )
+        return pt.concatenate([Xa, pt.cast(out, Xa.dtype)], axis=1)
+
+
+class VSK(_Lifted):
+    r"""Variably scaled kernel: a stationary PyMC kernel on lifted inputs [x, ψ(x)] (eq. 13).
+
+    .. math::
+
+        k(x, x') = k_{\mathrm{base}}\big([x, \psi(x)],\ [x', \psi(x')]\big)
+
+    Parameters
+    ----------
+    cov_func : pm.gp.cov.Stationary
+        Base kernel on the lifted space: ``ExpQuad``, ``Matern12``, ``Matern32``, ``Matern52``,
+        ``Exponential`` or ``RatQuad`` (or a user subclass that implements
+        ``full_from_distance``). Its ``input_dim`` is ``d + q``; its ``ls`` may be a scalar or
+        one length scale per lifted coordinate (ARD, e.g. a separate ℓ for the ψ column).
+    psi : ScalingFunction or callable
+        ψ: (n, d) → (n,) or (n, q); see :mod:`pymc_vsk.scaling`. Parameters may be PyMC random
+        variables; gradients flow through them.
+    q : int, optional
+        Output width of a plain-callable ψ (default 1); scaling functions know their own.
+    input_dim : int, optional
+        Number of columns of ``X`` (default ``d = cov_func.input_dim - q``). Set it, with
+        ``active_dims``, to combine the VSK with kernels acting on other columns.
+    active_dims : sequence of int, optional
+        The ``d`` columns of ``X`` that ψ and the kernel act on.
+
+    Notes
+    -----
+    Distances in the lifted space are computed from coordinate differences, not from the
+    expansion ‖a‖² − 2aᵀb + ‖b‖² PyMC's stationary kernels use, so ``full`` is exact to
+    rounding (the diagonal is exactly k(0)) and gradients stay finite at zero distance.
+
+    Examples
+    --------
+    >>> import numpy as np, pymc as pm
+    >>> from pymc_vsk import VSK
+    >>> from pymc_vsk.scaling import Jump
+    >>> X = np.linspace(0, 1, 6)[:, None]
+    >>> cov = 8.0**2 * VSK(pm.gp.cov.Matern32(2, ls=1.0), Jump(0.5))
+    >>> cov(X).eval().shape
+    (6, 6)
+    """
+
+    def __init__(
+        self,
+        cov_func: Stationary,
+        psi: Any,
+        *,
+        q: int | None = None,
+        input_dim: int | None = None,
+        active_dims: Any = None,
+    ) -> None:
+        _check_base(cov_func)
+        psi_q = as_scaling_function(psi, q=q).q
+        d = cov_func.input_dim - psi_q
+        if d < 1:
+            raise ValueError(
+                f"The base kernel acts on the lifted inputs [x, ψ(x)] of width d + q; with "
+                f"q={psi_q} its input_dim={cov_func.input_dim} leaves d={d} columns for x. "
+                f"For d-dimensional x build it with input_dim=d + {psi_q}, e.g. "
+                f"pm.gp.cov.{type(cov_func).__name__}(input_dim={1 + psi_q}, ls=...) for 1-D x."
+            )
+        if active_dims is None and input_dim is not None and input_dim != d:
+            raise ValueError(
+                f"input_dim={input_dim} but the base kernel's input_dim={cov_func.input_dim} "
+                f"= d + q with q={psi_q} gives d={d}. Build the base kernel with "
+                f"input_dim={input_dim + psi_q}, or pass active_dims naming the d={d} columns of "
+                "X the VSK acts on."
+            )
+        super().__init__(psi, d, input_dim, active_dims, q)
+        self.cov_func = cov_func
+        _check_ls(cov_func)
+
+    def __repr__(self) -> str:
+        base = f"{type(self.cov_func).__name__}(input_dim={self.cov_func.input_dim})"
+        return f"VSK({base}, {self.psi!r})"
+
+    def lifted_sq_dist(self, Z: Variable, Zs: Variable | None = None) -> Variable:
+        r"""Squared scaled distance ‖(Ψ(x) − Ψ(x'))/ℓ‖² between lifted inputs, from differences."""
+        base = self.cov_func
+        ls = pt.as_tensor_variable(base.ls)
+        Zs = Z if Zs is None else Zs
+        r2 = 0.0
+        for j, col in enumerate(base.active_dims):
+            ls_j = ls if ls.ndim == 0 else (ls[0] if ls.type.shape[0] == 1 else ls[j])
+            diff = (Z[:, col][:, None] - Zs[:, col][None, :]) / ls_j
+            r2 = r2 + pt.square(diff)
+        return r2
+
+    def _from_sq_dist(self, r2: Variable) -> Variable:
+        if isinstance(self.cov_func, _SQUARED_DISTANCE_KERNELS):
+            return self.cov_func.full_from_distance(r2, squared=True)
+        positive = pt.gt(r2, 0.0)
+        r = pt.switch(positive, pt.sqrt(pt.switch(positive, r2, 1.0)), 0.0)
+        return self.cov_func.full_from_distance(r, squared=False)
+
+    def full(self, X: Any, Xs: Any = None) -> Variable:
+        """Covariance matrix k(X, Xs) (``Xs=None``: k(X, X)), shape (n, m)."""
+        Z = self.lift(X, "X")
+        Zs = None if Xs is None else self.lift(Xs, "Xs")
+        return self._from_sq_dist(self.lifted_sq_dist(Z, Zs))
+
+    def diag(self, X: Any) -> Variable:
+        """Diagonal k(x_i, x_i) = k_base(0), shape (n,); ψ does not enter."""
+        Xa = self._select(X, "X")
+        return self._from_sq_dist(pt.zeros((Xa.shape[0],), dtype=Xa.dtype))
+
+
+class LinearVSK(_Lifted):
+    r"""Linear VSK (eq. 16 without σ_f² and noise): k(x, x') = xᵀx' + ψ(x)ᵀψ(x').
+
+    Multiply by σ_f² for eq. (16): ``sigma_f**2 * LinearVSK(1, psi)``.
+
+    Parameters
+    ----------
+    input_dim : int
+        Number of columns of ``X``.
+    psi : ScalingFunction or callable
+    q : int, optional
+        Output width of a plain-callable ψ.
+    active_dims : sequence of int, optional
+        Columns of ``X`` that ψ and the kernel act on (default: all).
+    """
+
+    def __init__(
+        self, input_dim: int, psi: Any, *, q: int | None = None, active_dims: Any = None
+    ) -> None:
+        d = int(input_dim) if active_dims is None else len(np.atleast_1d(active_dims))
+        super().__init__(psi, d, input_dim, active_dims, q)
+
+    def __repr__(self) -> str:
+        return f"LinearVSK(input_dim={self.input_dim}, {self.psi!r})"
+
+    def full(self, X: Any, Xs: Any = None) -> Variable:
+        """Gram matrix Ψ(X) Ψ(Xs)ᵀ, shape (n, m)."""
+        Z = self.lift(X, "X")
+        Zs = Z if Xs is None else self.lift(Xs, "Xs")
+        return pt.dot(Z, Zs.T)
+
+    def diag(self, X: Any) -> Variable:
+        """‖Ψ(x_i)‖², shape (n,)."""
+        return pt.sum(pt.square(self.lift(X, "X")), axis=1)
+
+
+def _check_base(cov_func: Any) -> None:
+    name = type(cov_func).__name__
+    if not isinstance(cov_func, Stationary):
+        raise TypeError(
+            f"VSK needs a stationary base kernel (a pm.gp.cov.Stationary such as ExpQuad, "
+            f"Matern12, Matern32, Matern52, Exponential or RatQuad); got {name}, which is not "
+            "stationary. A VSK makes a stationary kernel non-stationary through ψ; for a linear "
+            "kernel use pymc_vsk.LinearVSK."
+        )
+    if isinstance(cov_func, pm.gp.cov.Cosine):
+        raise TypeError(
+            "Cosine is not positive definite in d + q >= 2 dimensions, so it cannot be a VSK "
+            "base kernel; use ExpQuad, a Matérn kernel or RatQuad."
+        )
+    if type(cov_func).full is not Stationary.full:
+        raise TypeError(
+            f"{name} computes its own distance in full() (e.g. Periodic), so a VSK cannot "
+            "evaluate it on lifted inputs. Use a radial kernel: ExpQuad, Matern12/32/52, "
+            "Exponential or RatQuad."
+        )
+
+
+def _check_ls(cov_func: Stationary) -> None:
+    ls = as_numeric(cov_func.ls)
+    width = len(cov_func.active_dims)
+    if ls is not None and ls.size not in (1, width):
+        raise ValueError(
+            f"The base kernel has {ls.size} length scales but acts on {width} lifted "
+            f"coordinates [x, ψ(x)]; give one ℓ, or one per lifted coordinate."
+        )
+    if ls is not None and not np.all(ls > 0):
+        raise ValueError(f"Length scales must be positive; got {ls.tolist()}.")

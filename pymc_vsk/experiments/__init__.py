@@ -1,0 +1,19 @@
+"""Reproductions of the paper's experiments, one module each, run by ``pymc-vsk reproduce``.
+
+Each module exposes ``add_arguments(parser)`` and ``main(args) -> exit status``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: Experiment name -> (module, one-line description).
+EXPERIMENTS: dict[str, tuple[str, str]] = {
+    "table1": ("pymc_vsk.experiments.table1", "Table 1: fixed hyper-parameters, jump, N = 6"),
+}
+
+
+def load(name: str) -> ModuleType:
+    """Import the module of experiment ``name``."""
+    return importlib.import_module(EXPERIMENTS[name][0])

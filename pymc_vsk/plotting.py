@@ -1,0 +1,73 @@
+"""Figures in the paper's style: posterior bands and covariance matrices (matplotlib).
+
+Every function returns a ``matplotlib.figure.Figure``; the caller saves or shows it. The
+non-interactive Agg backend is used unless a backend was chosen already.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import matplotlib
+
+if matplotlib.get_backend().lower() not in {"agg", "module://matplotlib_inline.backend_inline"}:
+    matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+__all__ = ["covariance_matrices", "posterior_bands"]
+
+
+def posterior_bands(
+    x: np.ndarray,
+    mean: Mapping[str, np.ndarray],
+    std: Mapping[str, np.ndarray],
+    X: np.ndarray,
+    y: np.ndarray,
+    truth: np.ndarray | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> Figure:
+    """One panel per model: posterior mean with ±2 std band, training data and target.
+
+    Parameters
+    ----------
+    x : array, shape (M,)
+        Evaluation points (sorted).
+    mean, std : dict of model name -> array, shape (M,)
+    X, y : array, shape (N,)
+        Training inputs and observations.
+    truth : array, shape (M,), optional
+        Target at ``x``.
+    titles : dict of model name -> str, optional
+    """
+    names = list(mean)
+    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 3.6), sharey=True)
+    for ax, name in zip(np.atleast_1d(axes), names, strict=True):
+        m, s = mean[name], std[name]
+        ax.fill_between(x, m - 2 * s, m + 2 * s, color="C0", alpha=0.25, label="±2 std")
+        ax.plot(x, m, color="C0", label="posterior mean")
+        if truth is not None:
+            ax.plot(x, truth, color="k", lw=0.8, ls="--", label="target")
+        ax.plot(X, y, "o", color="C3", ms=4, label="data")
+        ax.set_title((titles or {}).get(name, name))
+        ax.set_xlabel("x")
+    np.atleast_1d(axes)[0].legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def covariance_matrices(
+    matrices: Mapping[str, np.ndarray], titles: Mapping[str, str] | None = None
+) -> Figure:
+    """Images of training covariance matrices side by side (Figures 3 and 12 of the paper)."""
+    names = list(matrices)
+    vmax = max(float(np.max(matrices[n])) for n in names)
+    vmin = min(0.0, *(float(np.min(matrices[n])) for n in names))
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8))
+    for ax, name in zip(np.atleast_1d(axes), names, strict=True):
+        image = ax.imshow(matrices[name], vmin=vmin, vmax=vmax, cmap="viridis")
+        ax.set_title((titles or {}).get(name, name))
+        fig.colorbar(image, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    return fig

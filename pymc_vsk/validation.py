@@ -1,0 +1,79 @@
+"""Input checks shared by the covariances, models and command-line tools.
+
+Every check raises an error that names the problem and the fix. Checks run on numeric
+inputs (numpy arrays, pytensor constants, shared variables such as ``pm.Data``); a purely
+symbolic input is only checked for its rank.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pytensor.compile.sharedvalue import SharedVariable
+from pytensor.graph import Variable
+from pytensor.graph.basic import Constant
+
+__all__ = ["as_numeric", "check_finite", "check_inputs"]
+
+
+def as_numeric(value: Any) -> np.ndarray | None:
+    """Numeric value of ``value`` if it has one now (array, constant, shared), else ``None``."""
+    if isinstance(value, Constant):
+        return np.asarray(value.data)
+    if isinstance(value, SharedVariable):
+        return np.asarray(value.get_value())
+    if isinstance(value, Variable):
+        return None
+    return np.asarray(value)
+
+
+def check_finite(values: np.ndarray, name: str, fix: str) -> None:
+    """Raise ``ValueError`` if ``values`` holds NaN or ±inf, naming the first bad row."""
+    values = np.asarray(values, dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        rows = np.flatnonzero(bad.reshape(len(values), -1).any(axis=1)) if values.ndim else [0]
+        kinds = []
+        if np.isnan(values).any():
+            kinds.append(f"{int(np.isnan(values).sum())} NaN")
+        if np.isinf(values).any():
+            kinds.append(f"{int(np.isinf(values).sum())} infinite")
+        raise ValueError(
+            f"{name} contains {' and '.join(kinds)} value(s) (first in row {rows[0]}); {fix}"
+        )
+
+
+def check_inputs(X: Any, width: int, name: str = "X", owner: str = "this covariance") -> None:
+    """Check that ``X`` is a finite 2-D array with ``width`` columns.
+
+    Parameters
+    ----------
+    X : array-like or tensor
+        Inputs; symbolic tensors are only checked for rank.
+    width : int
+        Expected number of columns (the covariance's ``input_dim``).
+    name : str
+        How to call ``X`` in messages.
+    owner : str
+        How to call the object that needs ``X`` in messages.
+    """
+    ndim = X.ndim if isinstance(X, Variable) else np.ndim(X)
+    if ndim != 2:
+        shape = getattr(as_numeric(X), "shape", f"{ndim}-D")
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n, d); got shape {shape}. "
+            f"For 1-D inputs pass {name}[:, None] (a column)."
+        )
+    value = as_numeric(X)
+    if value is None:
+        return
+    if value.shape[1] != width:
+        raise ValueError(
+            f"{name} has {value.shape[1]} column(s) but {owner} takes input_dim={width}. "
+            "Pass X with that many columns, or build the covariance with input_dim equal to the "
+            "number of columns and active_dims naming the ones it acts on."
+        )
+    if not np.issubdtype(value.dtype, np.number):
+        raise TypeError(f"{name} must be numeric; got dtype {value.dtype}.")
+    check_finite(value, name, "remove or impute those rows before building the GP.")

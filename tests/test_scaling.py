@@ -1,0 +1,112 @@
+"""Scaling functions: numpy and pytensor paths agree with the paper's formulas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+import pytest
+
+from pymc_vsk import scaling
+from tests import reference as ref
+from tests.conftest import SCALINGS, evaluate, inputs
+
+
+@pytest.mark.parametrize("name", list(SCALINGS))
+def test_numpy_and_pytensor_evaluations_equal_the_reference(name):
+    d, make_psi, psi_ref = SCALINGS[name]
+    psi = make_psi()
+    X = inputs(d, 25, seed=21)
+    expected = psi_ref(X)
+    np.testing.assert_allclose(psi(X), expected, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(psi.numpy(X), expected, rtol=1e-13, atol=1e-14)
+    (symbolic,) = evaluate(psi(pt.as_tensor_variable(X)))
+    np.testing.assert_allclose(symbolic, expected, rtol=1e-13, atol=1e-14)
+    assert (expected.shape[1] if expected.ndim == 2 else 1) == psi.q
+
+
+def test_a_point_exactly_at_a_jump_belongs_to_the_right_branch():
+    x = np.array([[0.5 - 1e-12], [0.5], [0.5 + 1e-12]])
+    np.testing.assert_array_equal(scaling.Jump(0.5)(x), [0.0, 1.0, 1.0])
+    (sym,) = evaluate(scaling.Jump(0.5)(pt.as_tensor_variable(x)))
+    np.testing.assert_array_equal(sym, [0.0, 1.0, 1.0])
+
+
+def test_smooth_jump_tends_to_the_hard_jump_as_the_width_shrinks():
+    X = inputs(1, 50, seed=22)
+    X = X[np.abs(X[:, 0] - 0.5) > 0.01]
+    np.testing.assert_allclose(
+        scaling.SmoothJump([0.3, 0.5], [2.0, 1.0], width=1e-4)(X),
+        scaling.Jump([0.3, 0.5], [2.0, 1.0])(X),
+        atol=1e-12,
+    )
+
+
+def test_disk_and_half_plane_with_a_width_are_logistic_edges():
+    X = inputs(2, 30, seed=23)
+    r = np.hypot(X[:, 0] - 0.4, X[:, 1] - 0.6)
+    np.testing.assert_allclose(
+        scaling.Disk([0.4, 0.6], 0.25, amplitude=2.0, width=0.02)(X),
+        2.0 * ref.sigmoid((0.25 - r) / 0.02),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        scaling.HalfPlane([1.0, -1.0], 0.1, width=0.05)(X),
+        ref.sigmoid((X[:, 0] - X[:, 1] - 0.1) / 0.05),
+        rtol=1e-12,
+    )
+
+
+def test_weierstrass_psi_with_K_12_is_the_target_of_section_4_2():
+    from pymc_vsk import targets
+
+    X = inputs(2, 40, seed=24)
+    np.testing.assert_allclose(scaling.Weierstrass(12)(X), targets.weierstrass(X), rtol=1e-14)
+    np.testing.assert_allclose(targets.weierstrass(X), ref.psi_weierstrass(X, 12), rtol=1e-14)
+
+
+def test_corner_psi_is_smooth_peaked_at_x0_and_decays_fast():
+    x = np.linspace(0, 1, 2001)[:, None]
+    psi = scaling.Corner(x0=0.5, amplitude=1.0, decay=0.1)(x)
+    assert np.argmax(psi) == 1000 and psi[1000] == pytest.approx(1.0)
+    assert psi[0] < 0.01 and psi[-1] < 0.01  # e^{-5}: decayed at the ends of [0, 1]
+    # ψ' turns from +A/δ to -A/δ continuously over the smoothing radius ε = 1e-3: on a grid
+    # that resolves ε, consecutive slopes differ by a small fraction of the slope (no jump).
+    fine = np.linspace(0.49, 0.51, 20001)[:, None]
+    slope = np.diff(scaling.Corner()(fine)) / np.diff(fine[:, 0])
+    assert np.max(np.abs(slope)) == pytest.approx(10.0, rel=0.1)  # ≈ A / δ
+    assert np.max(np.abs(np.diff(slope))) < 0.01 * np.max(np.abs(slope))
+
+
+def test_random_parameters_need_a_point_for_numpy_evaluation():
+    X = inputs(1, 10, seed=25)
+    with pm.Model():
+        loc = pm.Uniform("loc", 0.1, 0.9)
+        psi = scaling.SmoothJump(loc, width=0.05)
+    assert psi.is_random
+    with pytest.raises(ValueError, match=r"'locations' is random; pass its value with point="):
+        psi.numpy(X)
+    np.testing.assert_allclose(
+        psi.numpy(X, point={"loc": 0.4}), ref.psi_smooth_jump(X, loc=0.4), rtol=1e-13
+    )
+    assert not scaling.SmoothJump(pt.constant(0.4)).is_random
+
+
+def test_stack_concatenates_columns_and_counts_q():
+    psi = scaling.Stack([scaling.Jump(0.5), scaling.Stack([scaling.Corner(), scaling.Jump(0.2)])])
+    assert psi.q == 3
+    X = inputs(1, 6, seed=26)
+    np.testing.assert_allclose(
+        psi(X), np.c_[ref.psi_jump(X), ref.psi_corner(X), ref.psi_jump(X, 0.2)], rtol=1e-14
+    )
+
+
+def test_bad_scaling_arguments():
+    with pytest.raises(ValueError, match="integer K >= 0"):
+        scaling.Weierstrass(-1)
+    with pytest.raises(TypeError, match="callable predicate"):
+        scaling.Region(0.5)
+    with pytest.raises(ValueError, match=r"2-D array of shape \(n, d\)"):
+        scaling.Jump(0.5).numpy(np.zeros(3))
+    with pytest.raises(ValueError, match="at least one"):
+        scaling.Stack([])
