@@ -16,7 +16,7 @@ def _python_blocks() -> list[str]:
 
 def test_readme_example_runs_and_fits_the_jump():
     namespace: dict = {}
-    exec(compile(_python_blocks()[0], "README.md", "exec"), namespace)  # noqa: S102
+    exec(compile(_python_blocks()[0], "README.md", "exec"), namespace)
     mean, var = namespace["mean"], namespace["var"]
     x = np.linspace(0, 1, 200)
     truth = namespace["targets"].jump(x)

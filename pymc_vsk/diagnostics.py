@@ -1,0 +1,137 @@
+"""NUTS diagnostics on arviz: r̂, bulk and tail ESS, divergences, and chains in different modes.
+
+The VSK likelihood can be bimodal (NOTES.md), and NUTS chains started apart can settle in
+different modes. r̂ flags that only as "not converged"; :func:`diagnose` also says which
+chains sit where, by comparing each chain's central 80 % interval of every scalar parameter:
+two chains whose intervals do not overlap sample different modes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import arviz as az
+import numpy as np
+import pandas as pd
+
+__all__ = ["Diagnostics", "chains_in_different_modes", "diagnose"]
+
+
+@dataclass
+class Diagnostics:
+    """Result of :func:`diagnose`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        Per parameter: ``r_hat``, ``ess_bulk``, ``ess_tail``, ``mcse_mean``.
+    divergences : int
+        Divergent transitions after tuning, over all chains.
+    n_samples : int
+        Draws × chains.
+    modes : list of str
+        One message per parameter whose chains sit in different modes.
+    problems : list of str
+        Everything that failed a threshold, in words.
+    """
+
+    table: pd.DataFrame
+    divergences: int
+    n_samples: int
+    modes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when no threshold failed."""
+        return not self.problems
+
+    def __str__(self) -> str:
+        lines = [self.table.to_string(), f"divergences: {self.divergences} of {self.n_samples}"]
+        lines += [f"problem: {p}" for p in self.problems] or ["no problems found"]
+        return "\n".join(lines)
+
+
+def _posterior(idata: Any):
+    post = idata["posterior"]
+    return getattr(post, "dataset", post)
+
+
+def chains_in_different_modes(
+    idata: Any, var_names: Sequence[str] | None = None, prob: float = 0.8
+) -> list[str]:
+    """Messages for parameters whose chains' central ``prob`` intervals do not overlap.
+
+    Positive parameters are compared on the log scale. Only scalar parameters are checked.
+    """
+    post = _posterior(idata)
+    names = list(var_names) if var_names is not None else list(post.data_vars)
+    messages = []
+    lo_q, hi_q = (1 - prob) / 2, (1 + prob) / 2
+    for name in names:
+        values = np.asarray(post[name].values)
+        if values.ndim != 2 or values.shape[0] < 2:
+            continue
+        lo, hi = np.quantile(values, [lo_q, hi_q], axis=1)
+        order = np.argsort(np.median(values, axis=1))
+        groups = [[int(order[0])]]
+        for c in order[1:]:
+            if lo[c] > max(hi[g] for g in groups[-1]):
+                groups.append([int(c)])
+            else:
+                groups[-1].append(int(c))
+        if len(groups) > 1:
+            medians = "; ".join(f"chains {g} around {np.median(values[g]):.4g}" for g in groups)
+            messages.append(f"{name}: chains sit in {len(groups)} different modes ({medians})")
+    return messages
+
+
+def diagnose(
+    idata: Any,
+    var_names: Sequence[str] | None = None,
+    *,
+    rhat_max: float = 1.01,
+    ess_min: float = 400,
+) -> Diagnostics:
+    """r̂, bulk and tail ESS, divergences and mode separation of a posterior DataTree.
+
+    Parameters
+    ----------
+    idata : DataTree
+        Output of ``pm.sample`` (any NUTS sampler).
+    var_names : sequence of str, optional
+        Parameters to check (default: all in the posterior).
+    rhat_max : float, default 1.01
+        Largest acceptable rank-normalised r̂.
+    ess_min : float, default 400
+        Smallest acceptable bulk and tail ESS (100 per chain for 4 chains).
+    """
+    post = _posterior(idata)
+    names = list(var_names) if var_names is not None else list(post.data_vars)
+    table = az.summary(idata, var_names=names, kind="diagnostics", round_to="none")
+    table = table[["r_hat", "ess_bulk", "ess_tail", "mcse_mean"]].astype(float)
+    n_samples = int(post.sizes["chain"] * post.sizes["draw"])
+    divergences = 0
+    try:
+        stats = idata["sample_stats"]
+        stats = getattr(stats, "dataset", stats)
+        if "diverging" in stats:
+            divergences = int(np.asarray(stats["diverging"].values).sum())
+    except KeyError:
+        pass
+    problems = []
+    for param, row in table.iterrows():
+        if not row["r_hat"] <= rhat_max:
+            problems.append(f"{param}: r̂ = {row['r_hat']:.3f} > {rhat_max}")
+        for kind in ("ess_bulk", "ess_tail"):
+            if not row[kind] >= ess_min:
+                problems.append(f"{param}: {kind} = {row[kind]:.0f} < {ess_min:g}")
+    if divergences:
+        problems.append(
+            f"{divergences} divergent transition(s): reparameterise or raise target_accept"
+        )
+    modes = chains_in_different_modes(idata, names)
+    problems += modes
+    return Diagnostics(table, divergences, n_samples, modes, problems)
