@@ -1,0 +1,121 @@
+"""Prediction from a point and from a posterior, against PyMC and closed-form numpy."""
+
+from __future__ import annotations
+
+import arviz as az
+import numpy as np
+import pymc as pm
+import pytest
+
+from pymc_vsk import VSK, Predictor, build_model, fit_map, power_function, predict, targets
+from pymc_vsk.experiments import table1
+from pymc_vsk.scaling import Jump
+from tests import reference as ref
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X = targets.halton_nodes(27)
+    y = targets.jump(X) + 0.25 * np.random.default_rng(2).normal(size=27)
+    model, gp = build_model(X, y, psi=Jump(0.5), priors="flat")
+    return X, y, model, gp, fit_map(model, warn=False).point
+
+
+def numpy_posterior(X, y, Xnew, p):
+    """Closed-form eq. (5): constant mean, Matern52 VSK, noise and 1e-6 jitter."""
+    ZX, Zn = ref.lift(X, ref.psi_jump(X)), ref.lift(Xnew, ref.psi_jump(Xnew))
+    phi = ref.RADIAL["Matern52"]
+    K = p["sigma_f"] ** 2 * ref.loop_kernel(phi, ZX, ZX, p["ls"])
+    K += (p["sigma_n"] ** 2 + 1e-6) * np.eye(len(X))
+    k = p["sigma_f"] ** 2 * ref.loop_kernel(phi, ZX, Zn, p["ls"])
+    mean = p["mean"] + k.T @ np.linalg.solve(K, y - p["mean"])
+    var_f = p["sigma_f"] ** 2 - np.einsum("ij,ij->j", k, np.linalg.solve(K, k))
+    return mean, np.sqrt(var_f), np.sqrt(var_f + p["sigma_n"] ** 2)
+
+
+def test_point_prediction_equals_closed_form_and_pymc(fitted):
+    X, y, model, gp, point = fitted
+    Xnew = np.linspace(0, 1, 41)[:, None]
+    pred = predict(gp, Xnew, point=point, model=model)
+    mean, std_f, std_y = numpy_posterior(X, y, Xnew, point)
+    np.testing.assert_allclose(pred.mean, mean, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(pred.std_f, std_f, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(pred.std_y, std_y, rtol=1e-9, atol=1e-12)
+    mu_pm, var_pm = gp.predict(Xnew, point=point, diag=True, pred_noise=True, model=model)
+    np.testing.assert_allclose(pred.mean, mu_pm, rtol=1e-10)
+    np.testing.assert_allclose(pred.std_y, np.sqrt(var_pm), rtol=1e-9, atol=1e-12)
+
+
+def test_posterior_prediction_mixes_over_draws(fitted):
+    X, y, model, gp, point = fitted
+    rng = np.random.default_rng(0)
+    draws = {
+        "ls": point["ls"] * np.exp(0.1 * rng.normal(size=(2, 3))),
+        "sigma_f": point["sigma_f"] * np.exp(0.1 * rng.normal(size=(2, 3))),
+        "sigma_n": point["sigma_n"] * np.exp(0.1 * rng.normal(size=(2, 3))),
+        "mean": point["mean"] + 0.1 * rng.normal(size=(2, 3)),
+    }
+    idata = az.from_dict({"posterior": draws})
+    Xnew = np.linspace(0, 1, 17)[:, None]
+    mixed = predict(gp, Xnew, idata=idata, model=model)
+    assert mixed.n_draws == 6
+    singles = [
+        numpy_posterior(X, y, Xnew, {k: v[c, d] for k, v in draws.items()})
+        for c in range(2)
+        for d in range(3)
+    ]
+    means = np.array([s[0] for s in singles])
+    var_f = np.mean([s[1] ** 2 for s in singles], axis=0) + means.var(axis=0)
+    var_y = np.mean([s[2] ** 2 for s in singles], axis=0) + means.var(axis=0)
+    np.testing.assert_allclose(mixed.mean, means.mean(axis=0), rtol=1e-9)
+    np.testing.assert_allclose(mixed.std_f, np.sqrt(var_f), rtol=1e-6)
+    np.testing.assert_allclose(mixed.std_y, np.sqrt(var_y), rtol=1e-9)
+    sub = predict(gp, Xnew, idata=idata, model=model, max_draws=4, seed=1)
+    assert sub.n_draws == 4
+
+
+def test_predictor_is_compiled_once_and_reused(fitted):
+    _, _, model, gp, point = fitted
+    predict(gp, np.zeros((3, 1)), point=point, model=model)
+    from pymc_vsk.prediction import _CACHE
+
+    (predictor,) = _CACHE[gp].values()
+    predict(gp, np.ones((5, 1)), point=point, model=model)
+    assert list(_CACHE[gp].values()) == [predictor]
+    assert isinstance(predictor, Predictor)
+
+
+def test_power_function_is_the_noise_free_posterior_std_of_table_1():
+    result = table1.compute()
+    X = result.X
+    P = power_function(VSK(pm.gp.cov.Matern32(2, ls=1.0), Jump(0.5)), X, result.grid)
+    np.testing.assert_allclose(table1.SIGMA_F * P, result.std["vsk"], rtol=1e-6, atol=1e-6)
+    assert np.all(power_function(VSK(pm.gp.cov.Matern32(2, ls=1.0), Jump(0.5)), X, X) < 1e-6)
+
+
+def test_power_function_with_random_parameters_needs_a_point():
+    X = targets.uniform_nodes(6)
+    with pm.Model():
+        ls = pm.HalfNormal("ls", 1.0)
+        cov = VSK(pm.gp.cov.Matern32(2, ls=ls), Jump(0.5))
+    with pytest.raises(ValueError, match=r"pass point=\{name: value\}"):
+        power_function(cov, X, X)
+    fixed = power_function(VSK(pm.gp.cov.Matern32(2, ls=0.3), Jump(0.5)), X, np.c_[[0.45]])
+    np.testing.assert_allclose(power_function(cov, X, np.c_[[0.45]], point={"ls": 0.3}), fixed)
+
+
+def test_prediction_errors(fitted):
+    _, _, model, gp, point = fitted
+    with pytest.raises(ValueError, match="exactly one of point="):
+        predict(gp, np.zeros((2, 1)), model=model)
+    with pytest.raises(ValueError, match=r"no value for \['sigma_n'\]"):
+        predict(
+            gp,
+            np.zeros((2, 1)),
+            point={k: point[k] for k in ("ls", "sigma_f", "mean")},
+            model=model,
+        )
+    with pytest.raises(ValueError, match=r"Xnew has 2 column\(s\)"):
+        predict(gp, np.zeros((2, 2)), point=point, model=model)
+    with pytest.raises(ValueError, match=r"Xnew contains 1 NaN"):
+        predict(gp, np.array([[np.nan]]), point=point, model=model)
