@@ -295,13 +295,7 @@ def fit_map(
         if f0 >= 1e300:
             failed.append(i)
             continue
-        res = scipy.optimize.minimize(
-            objective,
-            theta0,
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": maxiter, "gtol": tol, "ftol": tol, "maxcor": 20},
-        )
+        res = _minimize(objective, theta0, tol, maxiter)
         if not np.isfinite(res.fun) or res.fun >= 1e300:
             failed.append(i)
             continue
@@ -321,6 +315,33 @@ def fit_map(
             stacklevel=2,
         )
     return result
+
+
+def _minimize(
+    objective: _Objective, theta0: np.ndarray, tol: float, maxiter: int, restarts: int = 5
+) -> scipy.optimize.OptimizeResult:
+    """L-BFGS-B, restarted (fresh curvature memory) while the gradient is not small.
+
+    L-BFGS-B also stops when one step barely lowers f, which after a poor first step can leave
+    it far from a stationary point; a restart from there fixes that.
+    """
+    options = {"maxiter": maxiter, "gtol": tol, "ftol": tol, "maxcor": 20}
+
+    def run(theta: np.ndarray) -> scipy.optimize.OptimizeResult:
+        return scipy.optimize.minimize(
+            objective, theta, jac=True, method="L-BFGS-B", options=options
+        )
+
+    def stationary(res: scipy.optimize.OptimizeResult) -> bool:
+        return bool(np.max(np.abs(res.jac)) <= 1e-5 * max(1.0, abs(res.fun)))
+
+    res = run(theta0)
+    for _ in range(restarts):
+        if not np.isfinite(res.fun) or stationary(res):
+            break
+        res = run(res.x)
+    res.success = stationary(res)
+    return res
 
 
 def _distinct(runs: list, objective: _Objective, atol: float) -> list[Optimum]:
