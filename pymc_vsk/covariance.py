@@ -25,7 +25,7 @@ from pytensor.graph import Variable
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
 from pymc_vsk.validation import as_numeric, check_finite, check_inputs
 
-__all__ = ["VSK", "LinearVSK"]
+__all__ = ["VSK", "LinearVSK", "kernel_from_sq_dist"]
 
 Stationary = pm.gp.cov.Stationary
 
@@ -191,11 +191,7 @@ class VSK(_Lifted):
         return r2
 
     def _from_sq_dist(self, r2: Variable) -> Variable:
-        if isinstance(self.cov_func, _SQUARED_DISTANCE_KERNELS):
-            return self.cov_func.full_from_distance(r2, squared=True)
-        positive = pt.gt(r2, 0.0)
-        r = pt.switch(positive, pt.sqrt(pt.switch(positive, r2, 1.0)), 0.0)
-        return self.cov_func.full_from_distance(r, squared=False)
+        return kernel_from_sq_dist(self.cov_func, r2)
 
     def full(self, X: Any, Xs: Any = None) -> Variable:
         """Covariance matrix k(X, Xs) (``Xs=None``: k(X, X)), shape (n, m)."""
@@ -243,6 +239,19 @@ class LinearVSK(_Lifted):
     def diag(self, X: Any) -> Variable:
         """‖Ψ(x_i)‖², shape (n,)."""
         return pt.sum(pt.square(self.lift(X, "X")), axis=1)
+
+
+def kernel_from_sq_dist(cov_func: Stationary, r2: Variable) -> Variable:
+    """φ(r) of a radial base kernel from squared scaled distances ``r2`` of any shape.
+
+    Kernels that only need r² get it directly; the others get r = sqrt(r²) with a gradient
+    that stays finite (zero) at r = 0, instead of PyMC's sqrt(r² + 1e-12).
+    """
+    if isinstance(cov_func, _SQUARED_DISTANCE_KERNELS):
+        return cov_func.full_from_distance(r2, squared=True)
+    positive = pt.gt(r2, 0.0)
+    r = pt.switch(positive, pt.sqrt(pt.switch(positive, r2, 1.0)), 0.0)
+    return cov_func.full_from_distance(r, squared=False)
 
 
 def _check_base(cov_func: Any) -> None:

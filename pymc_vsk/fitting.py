@@ -28,6 +28,7 @@ import pytensor
 import scipy.optimize
 from pymc.util import get_default_varnames
 
+from pymc_vsk.blas import blas_threads
 from pymc_vsk.models import node_scales
 
 __all__ = ["MapResult", "MultimodalWarning", "Optimum", "compiled_objective", "fit_map"]
@@ -251,6 +252,7 @@ def fit_map(
     distinct_atol: float = 1e-2,
     warn: bool = True,
     mode: Any = None,
+    threads: int | None = 1,
 ) -> MapResult:
     """Maximise the log density from several starts with L-BFGS-B.
 
@@ -275,6 +277,9 @@ def fit_map(
         Emit :class:`MultimodalWarning` when starts reach different optima.
     mode : pytensor mode, optional
         Compilation mode of the objective (default: pytensor's, Numba).
+    threads : int or None, default 1
+        BLAS threads during the fit (:func:`pymc_vsk.blas.blas_threads`); ``None`` leaves
+        the pool alone (for n in the thousands).
 
     Returns
     -------
@@ -286,6 +291,32 @@ def fit_map(
     objective = compiled_objective(model, mode)
     if starts is None:
         starts = default_starts(model, n_starts, seed)
+    with blas_threads(threads):
+        runs, failed = _run_starts(model, objective, starts, tol, maxiter)
+        if not runs:
+            raise RuntimeError(
+                f"All {len(starts)} MAP starts failed (non-finite log density); check the "
+                "data and priors, or pass starts=[...] inside the support."
+            )
+        optima = _distinct(runs, objective, distinct_atol)
+    names = [rv.name for rv in model.free_RVs]
+    result = MapResult(optima, [dict(s) for s in starts], failed, names)
+    if warn and result.multimodal:
+        warnings.warn(
+            "MAP starts disagree: " + result.summary().replace("\n", " ") + " Returning the best.",
+            MultimodalWarning,
+            stacklevel=2,
+        )
+    return result
+
+
+def _run_starts(
+    model: pm.Model,
+    objective: _Objective,
+    starts: Sequence[Mapping[str, Any]],
+    tol: float,
+    maxiter: int,
+) -> tuple[list, list[int]]:
     initial = model.initial_point()
     runs = []
     failed = []
@@ -300,21 +331,7 @@ def fit_map(
             failed.append(i)
             continue
         runs.append((i, res))
-    if not runs:
-        raise RuntimeError(
-            f"All {len(starts)} MAP starts failed (non-finite log density); check the data "
-            "and priors, or pass starts=[...] inside the support."
-        )
-    optima = _distinct(runs, objective, distinct_atol)
-    names = [rv.name for rv in model.free_RVs]
-    result = MapResult(optima, [dict(s) for s in starts], failed, names)
-    if warn and result.multimodal:
-        warnings.warn(
-            "MAP starts disagree: " + result.summary().replace("\n", " ") + " Returning the best.",
-            MultimodalWarning,
-            stacklevel=2,
-        )
-    return result
+    return runs, failed
 
 
 def _minimize(
@@ -345,14 +362,33 @@ def _minimize(
 
 
 def _distinct(runs: list, objective: _Objective, atol: float) -> list[Optimum]:
+    """Group optimiser end points into distinct optima, best first.
+
+    Two end points belong to one optimum if their unconstrained coordinates agree to ``atol``,
+    or if the straight path between them never dips below the worse of the two (no barrier):
+    the latter merges points that stopped at different places of a flat ridge, such as
+    σ_n → 0 in an interpolating fit, where log σ_n moves freely at constant log density.
+    """
     runs = sorted(runs, key=lambda r: r[1].fun)
-    groups: list[tuple[np.ndarray, Optimum]] = []
+    groups: list[tuple[np.ndarray, float, Optimum]] = []
     for i, res in runs:
-        for theta, opt in groups:
-            if np.max(np.abs(res.x - theta)) < atol:
+        for theta, fun, opt in groups:
+            if np.max(np.abs(res.x - theta)) < atol or _no_barrier(objective, theta, fun, res):
                 opt.starts.append(i)
                 break
         else:
             opt = Optimum(objective.point(res.x), -float(res.fun), [i], bool(res.success))
-            groups.append((res.x, opt))
-    return [opt for _, opt in groups]
+            groups.append((res.x, float(res.fun), opt))
+    return [opt for _, _, opt in groups]
+
+
+def _no_barrier(
+    objective: _Objective, theta: np.ndarray, fun: float, res: scipy.optimize.OptimizeResult
+) -> bool:
+    """True if −log p stays within 1e-3 of the worse end along the segment between two ends."""
+    worst = max(fun, float(res.fun))
+    for s in np.linspace(0.0, 1.0, 9)[1:-1]:
+        f, _ = objective(theta + s * (res.x - theta))
+        if f > worst + 1e-3:
+            return False
+    return True

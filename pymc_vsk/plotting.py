@@ -6,7 +6,7 @@ non-interactive Agg backend is used unless a backend was chosen already.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import matplotlib
 
@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["covariance_matrices", "posterior_bands"]
+__all__ = ["covariance_matrices", "metric_curves", "posterior_bands"]
 
 
 def posterior_bands(
@@ -69,5 +69,52 @@ def covariance_matrices(
         image = ax.imshow(matrices[name], vmin=vmin, vmax=vmax, cmap="viridis")
         ax.set_title((titles or {}).get(name, name))
         fig.colorbar(image, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    return fig
+
+
+def metric_curves(
+    x: np.ndarray,
+    values: Mapping[str, Mapping[str, np.ndarray]],
+    labels: Mapping[str, str],
+    log: Sequence[str] = (),
+    titles: Mapping[str, str] | None = None,
+    xlabel: str = "N",
+    ncols: int = 2,
+) -> Figure:
+    """One panel per metric, one curve per model: median over repetitions, 10–90 % band.
+
+    Parameters
+    ----------
+    x : array, shape (n,)
+        Abscissa (e.g. the number of nodes).
+    values : dict of model name -> dict of metric -> array, shape (n,) or (n, k)
+        ``k`` repetitions (seeds) per abscissa; the band is drawn when ``k > 1``.
+    labels : dict of metric -> str
+        Panel titles, in panel order.
+    log : sequence of str
+        Metrics drawn on a log y-axis.
+    titles : dict of model name -> str, optional
+        Legend entries.
+    """
+    metrics = list(labels)
+    nrows = -(-len(metrics) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.6 * nrows), squeeze=False)
+    for ax, metric in zip(axes.ravel(), metrics, strict=False):
+        for i, (model, rows) in enumerate(values.items()):
+            v = np.asarray(rows[metric], dtype=float).reshape(len(x), -1)
+            label = (titles or {}).get(model, model)
+            ax.plot(x, np.median(v, axis=1), color=f"C{i}", marker=".", label=label)
+            if v.shape[1] > 1:
+                lo, hi = np.quantile(v, [0.1, 0.9], axis=1)
+                ax.fill_between(x, lo, hi, color=f"C{i}", alpha=0.2, lw=0)
+        if metric in log:
+            ax.set_yscale("log")
+        ax.set_title(labels[metric])
+        ax.set_xlabel(xlabel)
+        ax.grid(True, which="both", alpha=0.3)
+    for ax in axes.ravel()[len(metrics) :]:
+        ax.set_visible(False)
+    axes[0, 0].legend(loc="best", fontsize=8)
     fig.tight_layout()
     return fig

@@ -29,6 +29,7 @@ import pytensor.tensor as pt
 import scipy.linalg
 from pytensor.graph import ancestors
 
+from pymc_vsk.blas import blas_threads
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import as_numeric, check_inputs
 
@@ -102,7 +103,8 @@ class Predictor:
                 f"The point has no value for {missing}; pass a MAP point (MapResult.point) or "
                 "a posterior draw with every free variable."
             )
-        mu, var_f, var_y = self._fn(Xnew, *(point[n] for n in self.names))
+        with blas_threads(1):
+            mu, var_f, var_y = self._fn(Xnew, *(point[n] for n in self.names))
         return mu, np.clip(var_f, 0.0, None), np.clip(var_y, 0.0, None)
 
     def __call__(self, Xnew: Any, point: Mapping[str, Any]) -> Prediction:

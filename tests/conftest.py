@@ -9,6 +9,7 @@ import pytensor.tensor as pt
 import pytest
 
 from pymc_vsk import scaling, targets
+from pymc_vsk.blas import blas_threads
 from tests import reference as ref
 
 #: Base kernels under test: name -> factory(input_dim, ls).
@@ -60,6 +61,13 @@ def inputs(d: int, n: int, seed: int) -> np.ndarray:
 def evaluate(*outputs):
     """Evaluate symbolic outputs (one compiled function for all)."""
     return pytensor.function([], list(outputs))()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _single_threaded_blas():
+    """GP matrices here are small; a multithreaded BLAS pool only slows a shared machine."""
+    with blas_threads(1):
+        yield
 
 
 @pytest.fixture

@@ -11,6 +11,9 @@ from types import ModuleType
 #: Experiment name -> (module, one-line description).
 EXPERIMENTS: dict[str, tuple[str, str]] = {
     "table1": ("pymc_vsk.experiments.table1", "Table 1: fixed hyper-parameters, jump, N = 6"),
+    "table2": ("pymc_vsk.experiments.tables23", "Table 2: stationary vs VSK, MLE, jump, N = 27"),
+    "table3": ("pymc_vsk.experiments.tables23", "Table 3: stationary vs VSK, MLE, jump, N = 81"),
+    "figure4": ("pymc_vsk.experiments.figure4", "Figure 4: errors and std against N, MLE, jump"),
 }
 
 

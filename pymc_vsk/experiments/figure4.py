@@ -1,0 +1,263 @@
+r"""Figure 4 (Section 4.1.2): errors and predictive std against the number of nodes, MLE.
+
+The data model is that of Tables 2–3 (:mod:`pymc_vsk.experiments.tables23`): the target f of
+Section 4.1, the first N unscrambled Halton nodes, Gaussian noise of std 0.25, the Matérn C⁴
+kernel with a constant mean and maximum-likelihood hyper-parameters (multi-start
+:func:`pymc_vsk.fitting.fit_map`); stationary (``psi=None``) against the VSK with ψ a unit
+jump at 0.5. N runs over the paper's set {10 + 20 j : j = 1, …, 39} = {30, 50, …, 790}.
+Metrics (Section 4) over ``linspace(0, 1, 500)`` united with the nodes; the std curves are the
+predictive std of y (noise included), as in Tables 2–3.
+
+For each noise seed, N runs upward and every fit starts from the previous N's optimum plus a
+few default starts (:func:`pymc_vsk.fitting.default_starts`), keeping the best optimum.
+The noise draws are nested (the first N values do not depend on later ones), so successive
+data sets add observations. Each kernel's model is built once and compiled once; later data
+sets, of any size, are swapped in with :func:`pymc_vsk.set_data`.
+
+The paper's finding checked here: "the variably scaled setting leads to more accurate
+reconstructions and faster error decay than stationary models" — the VSK RMSE is lower at
+most N and its log-log slope against N is steeper.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pymc_vsk import targets
+from pymc_vsk.blas import blas_threads
+from pymc_vsk.experiments.table1 import evaluation_grid
+from pymc_vsk.experiments.tables23 import (
+    MODELS,
+    NOISE_STD,
+    PARAMETERS,
+    MleFitter,
+    noisy_observations,
+    positive_int,
+    scaling_functions,
+)
+from pymc_vsk.metrics import summarize
+
+__all__ = ["METRICS", "Sweep", "compute", "format_summary", "main", "node_counts", "save"]
+
+#: The paper's node counts: N = 10 + 20 j, j = 1, ..., 39.
+N_FIRST, N_STEP, N_LAST = 30, 20, 790
+#: Default starts per fit, besides the previous N's optimum.
+N_STARTS = 4
+
+#: Metric -> panel title, in panel order.
+METRICS: dict[str, str] = {
+    "rmse": "RMSE",
+    "max_error": "Maximum error",
+    "mean_std": "Average std (y)",
+    "max_std": "Maximum std (y)",
+}
+#: Panels with a log-scale y axis.
+LOG_METRICS = ("rmse", "max_error")
+#: Columns of the CSV besides kernel, N and seed.
+COLUMNS = (*PARAMETERS, "mean", *METRICS, "n_ls_modes")
+
+
+def node_counts(n_max: int = N_LAST) -> np.ndarray:
+    """N = 30, 50, ..., up to ``n_max`` (the paper's set for ``n_max = 790``)."""
+    if n_max < N_FIRST:
+        raise ValueError(f"n_max must be at least {N_FIRST}; got {n_max}.")
+    return np.arange(N_FIRST, n_max + 1, N_STEP)
+
+
+@dataclass
+class Sweep:
+    """Figure 4's curves.
+
+    Attributes
+    ----------
+    n_nodes : array, shape (n,)
+    seeds : list of int
+    values : dict
+        Model -> column (see :data:`COLUMNS`) -> array of shape (n, k) over N and seeds.
+    seconds : float
+        Wall time of the sweep, model building and compilation included.
+    n_models : int
+        Models built (and compiled) for the whole sweep.
+    """
+
+    n_nodes: np.ndarray
+    seeds: list[int]
+    values: dict[str, dict[str, np.ndarray]]
+    seconds: float
+    n_models: int
+
+    def median(self, model: str, column: str) -> np.ndarray:
+        """Median over seeds, shape (n,)."""
+        return np.median(self.values[model][column], axis=1)
+
+    def slope(self, model: str, column: str = "rmse") -> float:
+        """Least-squares slope of log(median ``column``) against log N (the decay rate)."""
+        return float(np.polyfit(np.log(self.n_nodes), np.log(self.median(model, column)), 1)[0])
+
+    def n_vsk_better(self, column: str = "rmse") -> int:
+        """Node counts where the VSK's median ``column`` is below the stationary one."""
+        return int(np.sum(self.median("vsk", column) < self.median("stationary", column)))
+
+    def checks(self) -> dict[str, bool]:
+        """The paper's qualitative finding: VSK errors lower and falling faster."""
+        n = len(self.n_nodes)
+        out = {
+            f"VSK RMSE lower at most N ({self.n_vsk_better()} of {n})": 2 * self.n_vsk_better() > n
+        }
+        if n >= 3:
+            out["VSK RMSE falls faster (steeper log-log slope)"] = self.slope("vsk") < self.slope(
+                "stationary"
+            )
+        return out
+
+
+def compute(
+    n_max: int = N_LAST,
+    seeds: int | Sequence[int] = 1,
+    *,
+    n_starts: int = N_STARTS,
+    blas_thread_limit: int | None = 1,
+) -> Sweep:
+    """Fit both models for every N in :func:`node_counts` and every noise seed.
+
+    Parameters
+    ----------
+    n_max : int, default 790
+    seeds : int or sequence of int, default 1
+        Number of seeds (0, 1, ...) or the seeds themselves.
+    n_starts : int, default 4
+        Default starts per fit, besides the previous N's optimum.
+    blas_thread_limit : int or None, default 1
+        See :func:`pymc_vsk.blas.blas_threads`.
+    """
+    ns = node_counts(n_max)
+    seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
+    if not seed_list:
+        raise ValueError("Need at least one noise seed.")
+    values = {m: {c: np.full((len(ns), len(seed_list)), np.nan) for c in COLUMNS} for m in MODELS}
+    start = time.perf_counter()
+    with blas_threads(blas_thread_limit):
+        X0 = targets.halton_nodes(int(ns[0]))
+        y0 = noisy_observations(X0, seed_list[0])
+        fitters = {m: MleFitter(psi, X0, y0, n_starts) for m, psi in scaling_functions().items()}
+        for j, seed in enumerate(seed_list):
+            previous: dict[str, dict] = {}
+            for i, n in enumerate(ns):
+                X = targets.halton_nodes(int(n))
+                y = noisy_observations(X, seed)
+                grid = evaluation_grid(X)
+                truth = targets.jump(grid)
+                for model, fitter in fitters.items():
+                    warm = [previous[model]] if model in previous else []
+                    fit = fitter.fit(X, y, grid, seed, extra_starts=warm)
+                    previous[model] = {k: fit.point[k] for k in (*PARAMETERS, "mean")}
+                    scores = summarize(fit.prediction.mean, fit.prediction.std_y, truth)
+                    row = {**fit.params, **scores, "n_ls_modes": len(fit.ls_modes)}
+                    for column in COLUMNS:
+                        values[model][column][i, j] = row[column]
+    return Sweep(ns, seed_list, values, time.perf_counter() - start, len(fitters))
+
+
+def format_summary(sweep: Sweep) -> str:
+    """Median metrics at a few N, decay slopes, the paper's finding and the time."""
+    ns = sweep.n_nodes
+    k = len(sweep.seeds)
+    picks = sorted({0, len(ns) // 4, len(ns) // 2, len(ns) - 1})
+    head = f"{'N':>5}" + "".join(f"{m + ' ' + c:>22}" for c in ("rmse", "max_std") for m in MODELS)
+    lines = [
+        f"Figure 4: N = {ns[0]}, {ns[0] + N_STEP}, …, {ns[-1]} Halton nodes, Matérn C4, "
+        f"noise std {NOISE_STD}, MLE ({N_STARTS} default starts + the previous N's optimum), "
+        f"{k} noise seed(s); medians over seeds",
+        head,
+    ]
+    for i in picks:
+        cells = "".join(
+            f"{sweep.median(m, c)[i]:>22.3e}" for c in ("rmse", "max_std") for m in MODELS
+        )
+        lines.append(f"{ns[i]:>5}{cells}")
+    for column in ("rmse", "max_error"):
+        lines.append(
+            f"log-log slope of median {column} against N: stationary "
+            f"{sweep.slope('stationary', column):.2f}, VSK {sweep.slope('vsk', column):.2f}"
+        )
+    ratio = sweep.median("vsk", "mean_std") / sweep.median("stationary", "mean_std")
+    lines.append(
+        f"average std ratio VSK/stationary: {ratio[0]:.2f} at N = {ns[0]}, "
+        f"{ratio[-1]:.2f} at N = {ns[-1]}"
+    )
+    for name, ok in sweep.checks().items():
+        lines.append(f"paper's finding: {name}: {'yes' if ok else 'NO'}")
+    lines.append(
+        f"{sweep.n_models} models built, each compiled once; {len(ns) * k * sweep.n_models} fits "
+        f"in {sweep.seconds:.1f} s"
+    )
+    return "\n".join(lines)
+
+
+def save(sweep: Sweep, out: Path) -> list[Path]:
+    """Write ``figure4.csv`` (one row per kernel, N and seed) and the 2×2 ``figure4.png``."""
+    from pymc_vsk import plotting
+
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path, png_path = out / "figure4.csv", out / "figure4.png"
+    with csv_path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["kernel", "N", "seed", *COLUMNS])
+        for model in MODELS:
+            for i, n in enumerate(sweep.n_nodes):
+                for j, seed in enumerate(sweep.seeds):
+                    cells = [_csv_cell(c, sweep.values[model][c][i, j]) for c in COLUMNS]
+                    writer.writerow([model, int(n), seed, *cells])
+    fig = plotting.metric_curves(
+        sweep.n_nodes,
+        sweep.values,
+        METRICS,
+        log=LOG_METRICS,
+        titles={"stationary": "stationary Matérn C4", "vsk": "VSK Matérn C4"},
+    )
+    fig.savefig(png_path, dpi=120, bbox_inches="tight")
+    return [csv_path, png_path]
+
+
+def _csv_cell(column: str, value: float) -> str:
+    return str(int(value)) if column == "n_ls_modes" else f"{value:.6g}"
+
+
+def _n_max(text: str) -> int:
+    """argparse type: the largest N, at least the first node count."""
+    value = positive_int(text)
+    if value < N_FIRST:
+        raise argparse.ArgumentTypeError(f"must be at least {N_FIRST}, got {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--out", metavar="DIR", type=Path, default=Path("out/figure4"), help="output directory"
+    )
+    parser.add_argument(
+        "--seeds", type=positive_int, default=1, metavar="K", help="noise seeds 0..K-1 (default 1)"
+    )
+    parser.add_argument(
+        "--n-max",
+        type=_n_max,
+        default=N_LAST,
+        metavar="N",
+        help=f"largest N (default {N_LAST}); N runs {N_FIRST}, {N_FIRST + N_STEP}, …",
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the sweep, save CSV and figure; exit status 1 if the paper's finding fails."""
+    sweep = compute(args.n_max, args.seeds)
+    print(format_summary(sweep))
+    for path in save(sweep, args.out):
+        print(f"saved {path}")
+    return 0 if all(sweep.checks().values()) else 1

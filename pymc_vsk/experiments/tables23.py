@@ -1,0 +1,607 @@
+r"""Tables 2 and 3 (Section 4.1.2): stationary and VSK Matérn C⁴ with fitted hyper-parameters.
+
+Setup (paper and NOTES.md):
+
+* target f of Section 4.1 (:func:`pymc_vsk.targets.jump`) on Ω = [0, 1];
+* nodes: the first N = 27 (Table 2) or N = 81 (Table 3) points of the unscrambled Halton
+  sequence (:func:`pymc_vsk.targets.halton_nodes`), so x = 0.5 is a node;
+* observations y_i = f(x_i) + ε_i, ε_i ~ N(0, 0.25²) i.i.d.;
+* the model of eq. (15) with a constant mean (as MATLAB's ``fitrgp``) and the Matérn C⁴
+  kernel (``pm.gp.cov.Matern52``); the stationary model is ``psi=None``, the VSK uses ψ = a
+  unit jump at 0.5 (:class:`pymc_vsk.scaling.Jump`), so the two differ only in ψ;
+* hyper-parameters ℓ, σ_f, σ_n (all standard deviations, NOTES.md) by maximum likelihood:
+  :func:`pymc_vsk.fitting.fit_map` on a flat-prior model from several starts, keeping the
+  best optimum (the VSK likelihood is bimodal, NOTES.md);
+* metrics of Section 4 over ``linspace(0, 1, 500)`` united with the nodes (as Table 1); the
+  std rows are the predictive std of y, noise included (``fitrgp``'s ``ysd``, NOTES.md).
+
+The noise is random, so a single run cannot reproduce the paper's single numbers. The study
+repeats the fit over K noise seeds (seed s draws ε with ``np.random.default_rng(s)``) and
+reports every row as the median and the 10–90 % band over seeds, the median over seeds of the
+per-seed RMSE ratio VSK/stationary, and in how many seeds the VSK has the lower RMSE.
+
+``method="nuts"`` replaces the MLE by NUTS (nutpie) on the default weakly-informative priors
+of :func:`pymc_vsk.build_model` (flat priors are improper); the metrics then come from the
+prediction mixed over the posterior and ℓ, σ_f, σ_n are posterior medians.
+
+Each kernel's model is built and compiled once and reused for every seed through
+:func:`pymc_vsk.set_data` (MAP objective and predictor are cached with the model; the nutpie
+model is compiled once and given new data with ``with_data``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import pymc as pm
+
+from pymc_vsk import targets
+from pymc_vsk.blas import blas_threads
+from pymc_vsk.diagnostics import diagnose
+from pymc_vsk.experiments.table1 import evaluation_grid
+from pymc_vsk.fitting import MapResult, default_starts, fit_map
+from pymc_vsk.metrics import summarize
+from pymc_vsk.models import build_model, set_data
+from pymc_vsk.prediction import Prediction, predict
+from pymc_vsk.scaling import Jump, ScalingFunction
+
+__all__ = [
+    "MODELS",
+    "NOISE_STD",
+    "PAPER",
+    "TABLES",
+    "Fit",
+    "MleFitter",
+    "NutsFitter",
+    "Study",
+    "compute",
+    "format_table",
+    "length_scale_modes",
+    "main",
+    "make_fitters",
+    "noisy_observations",
+    "paper_rmse_ratio",
+    "scaling_functions",
+]
+
+#: Experiment name -> number of Halton nodes.
+TABLES: dict[str, int] = {"table2": 27, "table3": 81}
+
+#: Base kernel of Section 4.1.2 (Matérn C⁴).
+KERNEL = "matern52"
+#: Standard deviation of the Gaussian observation noise.
+NOISE_STD = 0.25
+#: The two models compared, in the paper's column order.
+MODELS = ("stationary", "vsk")
+#: Hyper-parameters reported (standard deviations, NOTES.md).
+PARAMETERS = ("ls", "sigma_f", "sigma_n")
+
+#: Row key -> label, in the paper's row order.
+ROW_LABELS: dict[str, str] = {
+    "ls": "Length scale ℓ",
+    "sigma_f": "Signal std σ_f",
+    "sigma_n": "Noise std σ_n",
+    "rmse": "RMSE",
+    "max_error": "Max error",
+    "mean_std": "Average std",
+    "max_std": "Max std",
+}
+
+#: Tables 2 (N = 27) and 3 (N = 81) as printed in the paper.
+PAPER: dict[int, dict[str, dict[str, float]]] = {
+    27: {
+        "stationary": {
+            "ls": 0.0650,
+            "sigma_f": 1.4827,
+            "sigma_n": 0.3238,
+            "rmse": 5.3569e-01,
+            "max_error": 3.0195e00,
+            "mean_std": 4.6966e-01,
+            "max_std": 1.2539e00,
+        },
+        "vsk": {
+            "ls": 0.0627,
+            "sigma_f": 1.4956,
+            "sigma_n": 0.2428,
+            "rmse": 3.6767e-01,
+            "max_error": 1.7015e00,
+            "mean_std": 4.0266e-01,
+            "max_std": 1.2502e00,
+        },
+    },
+    81: {
+        "stationary": {
+            "ls": 0.0614,
+            "sigma_f": 1.6096,
+            "sigma_n": 0.3269,
+            "rmse": 2.4512e-01,
+            "max_error": 2.0480e00,
+            "mean_std": 3.8423e-01,
+            "max_std": 6.3757e-01,
+        },
+        "vsk": {
+            "ls": 0.0694,
+            "sigma_f": 1.6613,
+            "sigma_n": 0.3321,
+            "rmse": 1.3972e-01,
+            "max_error": 4.1026e-01,
+            "mean_std": 3.8782e-01,
+            "max_std": 6.1732e-01,
+        },
+    },
+}
+
+#: Issue 3's acceptance: |median RMSE ratio − paper's| ≤ this ...
+RATIO_TOLERANCE = 0.15
+#: ... and, where given, the VSK RMSE lower in at least this fraction of seeds (18 of 20).
+MIN_WIN_FRACTION: dict[int, float] = {81: 0.9}
+
+#: MAP optima whose length scales differ by more than this factor are different modes.
+MODE_FACTOR = 2.0
+
+#: NUTS settings of ``method="nuts"`` (modest: one run per seed and kernel).
+NUTS_DRAWS, NUTS_TUNE, NUTS_CHAINS = 500, 500, 2
+
+
+def paper_rmse_ratio(n_nodes: int) -> float:
+    """The paper's RMSE ratio VSK/stationary (0.69 in Table 2, 0.57 in Table 3)."""
+    return PAPER[n_nodes]["vsk"]["rmse"] / PAPER[n_nodes]["stationary"]["rmse"]
+
+
+def scaling_functions() -> dict[str, ScalingFunction | None]:
+    """ψ of each model: none (stationary) and a unit jump at x0 = 0.5 (VSK, eq. 13)."""
+    return {"stationary": None, "vsk": Jump(targets.JUMP_LOCATION)}
+
+
+def noisy_observations(X: np.ndarray, seed: int) -> np.ndarray:
+    """y = f(x) + ε with ε ~ N(0, 0.25²) i.i.d. drawn by ``np.random.default_rng(seed)``.
+
+    The draws for the first N nodes do not depend on how many nodes follow, so the data sets
+    of a sweep over N (Figure 4) are nested, as the Halton nodes are.
+    """
+    return targets.jump(X) + NOISE_STD * np.random.default_rng(seed).standard_normal(len(X))
+
+
+# -- fitting ----------------------------------------------------------------------------------
+@dataclass
+class Fit:
+    """One fitted model on one data set.
+
+    Attributes
+    ----------
+    params : dict
+        ℓ, σ_f, σ_n, mean: the MLE, or posterior medians for NUTS.
+    prediction : Prediction
+        Prediction at the evaluation points.
+    point : dict or None
+        The best MAP point (for warm starts); ``None`` for NUTS.
+    flags : list of str
+        What to look at: the optima when the MAP starts reached different length-scale
+        modes, or failed diagnostics (NUTS). Empty when nothing was flagged.
+    ls_modes : list of float or None
+        MAP only: ℓ of the distinct length-scale modes the starts reached, best first
+        (see :func:`length_scale_modes`).
+    """
+
+    params: dict[str, float]
+    prediction: Prediction
+    point: dict[str, np.ndarray] | None = None
+    flags: list[str] = field(default_factory=list)
+    ls_modes: list[float] | None = None
+
+
+class Fitter(Protocol):
+    """Fits one model, built once, to new data sets."""
+
+    model: pm.Model
+    gp: pm.gp.Marginal
+    description: str
+
+    def fit(self, X: np.ndarray, y: np.ndarray, grid: np.ndarray, seed: int) -> Fit: ...
+
+
+def length_scale_modes(result: MapResult, factor: float = MODE_FACTOR) -> list[float]:
+    """ℓ of the distinct length-scale modes among a MAP fit's optima, best optimum first.
+
+    Optima whose ℓ are within ``factor`` of an already listed (better) one count as the same
+    mode. ``fit_map`` also separates optima that differ only in how close σ_n came to 0 (the
+    likelihood is flat there for small N); this keeps the modes NOTES.md describes: short ℓ
+    (≈ 0.06) and long ℓ with high noise (≈ 0.6–0.9).
+    """
+    modes: list[float] = []
+    for optimum in result.optima:
+        ls = float(np.max(optimum.point["ls"]))
+        if all(max(ls, m) > factor * min(ls, m) for m in modes):
+            modes.append(ls)
+    return modes
+
+
+class MleFitter:
+    """Maximum-likelihood fits of one model, compiled once and refitted on new data.
+
+    Parameters
+    ----------
+    psi : ScalingFunction or None
+        ψ of the VSK; ``None`` for the stationary model.
+    X, y : array
+        Data to build the model with; any later data (of any length) is swapped in.
+    n_starts : int, default 8
+        Default starts of :func:`pymc_vsk.fitting.default_starts` per fit.
+    """
+
+    def __init__(self, psi: Any, X: np.ndarray, y: np.ndarray, n_starts: int = 8) -> None:
+        self.model, self.gp = build_model(X, y, psi=psi, kernel=KERNEL, priors="flat")
+        self.n_starts = n_starts
+        self.description = (
+            f"MLE: fit_map on flat priors with a constant mean, {n_starts} starts per fit, "
+            "best optimum"
+        )
+
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        grid: np.ndarray,
+        seed: int,
+        extra_starts: Sequence[Mapping[str, Any]] = (),
+    ) -> Fit:
+        """Fit to ``(X, y)`` from ``extra_starts`` plus the default starts, predict at ``grid``."""
+        set_data(self.model, X, y)
+        starts = [*extra_starts, *default_starts(self.model, self.n_starts, seed)]
+        result = fit_map(self.model, starts=starts, warn=False)
+        point = result.point
+        modes = length_scale_modes(result)
+        flags = [result.summary()] if len(modes) > 1 else []
+        params = {k: float(point[k]) for k in (*PARAMETERS, "mean")}
+        prediction = predict(self.gp, grid, point=point, model=self.model)
+        return Fit(params, prediction, point, flags, modes)
+
+
+class NutsFitter:
+    """NUTS (nutpie) on the default priors, compiled once and given new data per seed.
+
+    The default priors are scaled to the data the model is built with (those of the first
+    seed); for a fixed N the length-scale prior depends on the nodes only.
+    """
+
+    def __init__(
+        self,
+        psi: Any,
+        X: np.ndarray,
+        y: np.ndarray,
+        draws: int = NUTS_DRAWS,
+        tune: int = NUTS_TUNE,
+        chains: int = NUTS_CHAINS,
+    ) -> None:
+        import nutpie  # optional: only this method needs it
+
+        self.model, self.gp = build_model(X, y, psi=psi, kernel=KERNEL, priors="default")
+        self.compiled = nutpie.compile_pymc_model(self.model)
+        self.draws, self.tune, self.chains = draws, tune, chains
+        self.description = (
+            f"NUTS (nutpie): default priors, constant mean, {chains} chains × ({tune} tune + "
+            f"{draws} draws); ℓ, σ_f, σ_n are posterior medians, metrics from the "
+            "posterior-mixed prediction"
+        )
+
+    def fit(self, X: np.ndarray, y: np.ndarray, grid: np.ndarray, seed: int) -> Fit:
+        """Sample the posterior given ``(X, y)`` and predict at ``grid``."""
+        import nutpie
+
+        set_data(self.model, X, y)  # the predictor reads the model's data containers
+        idata = nutpie.sample(
+            self.compiled.with_data(X=X, y_data=y),
+            draws=self.draws,
+            tune=self.tune,
+            chains=self.chains,
+            seed=seed,
+            progress_bar=False,
+        )
+        posterior = idata["posterior"].dataset
+        params = {k: float(np.median(posterior[k].values)) for k in (*PARAMETERS, "mean")}
+        prediction = predict(self.gp, grid, idata=idata, model=self.model, seed=seed)
+        return Fit(params, prediction, None, diagnose(idata).problems)
+
+
+def make_fitters(method: str, X: np.ndarray, y: np.ndarray, n_starts: int = 8) -> dict[str, Fitter]:
+    """One fitter per model (stationary, VSK), each built and compiled once."""
+    if method == "map":
+        return {m: MleFitter(psi, X, y, n_starts) for m, psi in scaling_functions().items()}
+    if method == "nuts":
+        return {m: NutsFitter(psi, X, y) for m, psi in scaling_functions().items()}
+    raise ValueError(f"method must be 'map' or 'nuts'; got {method!r}.")
+
+
+# -- the study --------------------------------------------------------------------------------
+@dataclass
+class Study:
+    """Tables 2/3 over noise seeds.
+
+    Attributes
+    ----------
+    n_nodes : int
+    seeds : list of int
+    method : str
+        ``"map"`` or ``"nuts"``.
+    description : str
+        How the hyper-parameters were inferred.
+    values : dict
+        Model -> row key (see :data:`ROW_LABELS`) -> array over seeds.
+    flags : dict
+        Model -> one list of flags (:attr:`Fit.flags`) per seed.
+    ls_modes : dict
+        Model -> per seed, the length-scale modes of the MAP fit (:attr:`Fit.ls_modes`).
+    example : dict
+        Grid, data and both models' predictions for the first seed (for the figures).
+    seconds : float
+        Wall time of the study, compilation included.
+    """
+
+    n_nodes: int
+    seeds: list[int]
+    method: str
+    description: str
+    values: dict[str, dict[str, np.ndarray]]
+    flags: dict[str, list[list[str]]]
+    ls_modes: dict[str, list[list[float] | None]]
+    example: dict[str, Any]
+    seconds: float
+
+    def median(self, model: str, row: str) -> float:
+        return float(np.median(self.values[model][row]))
+
+    def band(self, model: str, row: str) -> tuple[float, float]:
+        """10 % and 90 % quantiles over seeds."""
+        lo, hi = np.quantile(self.values[model][row], [0.1, 0.9])
+        return float(lo), float(hi)
+
+    @property
+    def rmse_ratio(self) -> np.ndarray:
+        """Per-seed RMSE ratio VSK/stationary."""
+        return self.values["vsk"]["rmse"] / self.values["stationary"]["rmse"]
+
+    @property
+    def median_rmse_ratio(self) -> float:
+        return float(np.median(self.rmse_ratio))
+
+    @property
+    def n_vsk_better(self) -> int:
+        """Seeds where the VSK RMSE is lower than the stationary one."""
+        return int(np.sum(self.rmse_ratio < 1.0))
+
+    def n_two_modes(self, model: str) -> int:
+        """Seeds where the MAP starts reached more than one length-scale mode."""
+        return sum(len(m or []) > 1 for m in self.ls_modes[model])
+
+    def n_long_mode_best(self, model: str) -> int:
+        """Seeds with two length-scale modes where the longer ℓ had the higher likelihood."""
+        return sum(len(m or []) > 1 and m[0] == max(m) for m in self.ls_modes[model])
+
+    def checks(self) -> dict[str, bool]:
+        """Issue 3's acceptance criteria (stated for 20 seeds and MAP); none for other N."""
+        if self.n_nodes not in PAPER:
+            return {}
+        out = {
+            f"median RMSE ratio within ±{RATIO_TOLERANCE} of the paper's": abs(
+                self.median_rmse_ratio - paper_rmse_ratio(self.n_nodes)
+            )
+            <= RATIO_TOLERANCE
+        }
+        if self.n_nodes in MIN_WIN_FRACTION:
+            fraction = MIN_WIN_FRACTION[self.n_nodes]
+            need = int(np.ceil(fraction * len(self.seeds) - 1e-9))
+            out[f"VSK RMSE lower in at least {need} of {len(self.seeds)} seeds"] = (
+                self.n_vsk_better >= need
+            )
+        return out
+
+
+def compute(
+    n_nodes: int,
+    seeds: int | Sequence[int] = 20,
+    method: str = "map",
+    *,
+    n_starts: int = 8,
+    blas_thread_limit: int | None = 1,
+) -> Study:
+    """Fit both models to ``n_nodes`` Halton nodes for every noise seed.
+
+    Parameters
+    ----------
+    n_nodes : int
+        27 for Table 2, 81 for Table 3 (any N ≥ 2 works).
+    seeds : int or sequence of int, default 20
+        Number of seeds (0, 1, ...) or the seeds themselves.
+    method : {"map", "nuts"}, default "map"
+    n_starts : int, default 8
+        MAP starts per fit.
+    blas_thread_limit : int or None, default 1
+        See :func:`pymc_vsk.blas.blas_threads`.
+    """
+    seed_list = _seed_list(seeds)
+    X = targets.halton_nodes(n_nodes)
+    grid = evaluation_grid(X)
+    truth = targets.jump(grid)
+    start = time.perf_counter()
+    with blas_threads(blas_thread_limit):
+        fitters = make_fitters(method, X, noisy_observations(X, seed_list[0]), n_starts)
+        rows: dict[str, dict[str, list[float]]] = {m: {k: [] for k in ROW_LABELS} for m in MODELS}
+        flags: dict[str, list[list[str]]] = {m: [] for m in MODELS}
+        modes: dict[str, list[list[float] | None]] = {m: [] for m in MODELS}
+        example: dict[str, Any] = {}
+        for seed in seed_list:
+            y = noisy_observations(X, seed)
+            for model, fitter in fitters.items():
+                fit = fitter.fit(X, y, grid, seed)
+                scores = summarize(fit.prediction.mean, fit.prediction.std_y, truth)
+                for key, value in {**fit.params, **scores}.items():
+                    if key in ROW_LABELS:
+                        rows[model][key].append(value)
+                flags[model].append(fit.flags)
+                modes[model].append(fit.ls_modes)
+                if seed == seed_list[0]:
+                    example[model] = fit.prediction
+        example.update(grid=grid, X=X, y=noisy_observations(X, seed_list[0]), seed=seed_list[0])
+    values = {m: {k: np.asarray(v) for k, v in r.items()} for m, r in rows.items()}
+    description = fitters["vsk"].description
+    return Study(
+        n_nodes,
+        seed_list,
+        method,
+        description,
+        values,
+        flags,
+        modes,
+        example,
+        time.perf_counter() - start,
+    )
+
+
+def _seed_list(seeds: int | Sequence[int]) -> list[int]:
+    seed_list = list(range(seeds)) if isinstance(seeds, int | np.integer) else list(seeds)
+    if not seed_list:
+        raise ValueError("Need at least one noise seed.")
+    return [int(s) for s in seed_list]
+
+
+# -- output -----------------------------------------------------------------------------------
+def _fmt(row: str, value: float) -> str:
+    return f"{value:.4f}" if row in PARAMETERS else f"{value:.3e}"
+
+
+def format_table(study: Study) -> str:
+    """The table, each model as median and 10–90 % band over seeds beside the paper."""
+    n = study.n_nodes
+    title = {v: f"Table {k[-1]}" for k, v in TABLES.items()}.get(n, "Jump study")
+    k = len(study.seeds)
+    seeds = f"seed {study.seeds[0]}" if k == 1 else f"seeds {study.seeds[0]}–{study.seeds[-1]}"
+    head = (
+        f"{'':<16}{'stationary':>11}{'10–90 % band':>24}{'paper':>11}"
+        f"{'VSK':>14}{'10–90 % band':>24}{'paper':>11}"
+    )
+    lines = [
+        f"{title}: N = {n} Halton nodes, Matérn C4 (Matern52), noise std {NOISE_STD}, "
+        f"{k} noise seed(s) ({seeds}), {len(study.example['grid'])} evaluation points",
+        study.description + "; std rows: predictive std of y (noise included)",
+        head,
+        "-" * len(head),
+    ]
+    for row, label in ROW_LABELS.items():
+        cells = []
+        for model in MODELS:
+            lo, hi = study.band(model, row)
+            band = f"[{_fmt(row, lo)}, {_fmt(row, hi)}]"
+            gap = 3 if model == "vsk" else 0
+            cells.append(
+                f"{'':>{gap}}{_fmt(row, study.median(model, row)):>11}{band:>24}"
+                f"{_fmt(row, PAPER[n][model][row]) if n in PAPER else '–':>11}"
+            )
+        lines.append(f"{label:<16}" + "".join(cells))
+    lines.append("-" * len(head))
+    lines += _summary_lines(study)
+    return "\n".join(lines)
+
+
+def _summary_lines(study: Study) -> list[str]:
+    n, k = study.n_nodes, len(study.seeds)
+    lo, hi = np.quantile(study.rmse_ratio, [0.1, 0.9])
+    paper = f"; paper {paper_rmse_ratio(n):.3f}" if n in PAPER else ""
+    lines = [
+        f"RMSE ratio VSK/stationary: median over seeds {study.median_rmse_ratio:.3f} "
+        f"(10–90 %: {lo:.3f}–{hi:.3f}){paper}",
+        f"VSK RMSE lower than stationary in {study.n_vsk_better} of {k} seeds",
+    ]
+    if study.method == "map":
+        for m in MODELS:
+            lines.append(
+                f"{m}: MAP starts reached two length-scale modes (ℓ apart > {MODE_FACTOR:g}×) "
+                f"in {study.n_two_modes(m)} of {k} seeds; the long-ℓ mode was the best in "
+                f"{study.n_long_mode_best(m)}"
+            )
+    else:
+        counts = ", ".join(f"{m} {sum(bool(f) for f in study.flags[m])} of {k}" for m in MODELS)
+        lines.append(f"NUTS diagnostics (r̂, ESS, divergences, modes) flagged: {counts} seeds")
+    if n in PAPER:
+        for name, ok in study.checks().items():
+            lines.append(f"acceptance (issue 3, stated for MAP): {name}: {'yes' if ok else 'NO'}")
+    lines.append(f"2 models built, each compiled once; {study.seconds:.1f} s")
+    return lines
+
+
+def save_plot(study: Study, out: Path, name: str) -> Path:
+    """Posterior mean ± 2 std of y for the first seed (analogue of Figures 5 and 6)."""
+    from pymc_vsk import plotting
+
+    out.mkdir(parents=True, exist_ok=True)
+    ex = study.example
+    fig = plotting.posterior_bands(
+        ex["grid"][:, 0],
+        {m: ex[m].mean for m in MODELS},
+        {m: ex[m].std_y for m in MODELS},
+        ex["X"][:, 0],
+        ex["y"],
+        truth=targets.jump(ex["grid"]),
+        titles={
+            "stationary": f"Stationary Matérn C4, N = {study.n_nodes}",
+            "vsk": f"VSK Matérn C4, N = {study.n_nodes}",
+        },
+    )
+    path = out / f"{name}_posterior_seed{ex['seed']}.png"
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    return path
+
+
+# -- command line -----------------------------------------------------------------------------
+def positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=20,
+        metavar="K",
+        help="number of noise seeds 0..K-1 (default 20)",
+    )
+    parser.add_argument(
+        "--method",
+        choices=("map", "nuts"),
+        default="map",
+        help="maximum likelihood with multi-start fit_map (default) or NUTS with nutpie "
+        f"on the default priors ({NUTS_CHAINS} chains × {NUTS_TUNE} + {NUTS_DRAWS})",
+    )
+    parser.add_argument(
+        "--plot",
+        metavar="DIR",
+        type=Path,
+        help="save the posterior of the first seed (Figure 5/6 analogue) in DIR",
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Print Table 2 or 3 beside the paper.
+
+    Exit status 1 if one of issue 3's acceptance checks fails with ``--method map`` (they are
+    stated for MAP; with NUTS they are printed for information only).
+    """
+    if args.experiment not in TABLES:
+        raise ValueError(f"Unknown table {args.experiment!r}; choose one of {sorted(TABLES)}.")
+    study = compute(TABLES[args.experiment], args.seeds, args.method)
+    print(format_table(study))
+    if args.plot is not None:
+        print(f"saved {save_plot(study, args.plot, args.experiment)}")
+    return 0 if study.method == "nuts" or all(study.checks().values()) else 1

@@ -1,0 +1,74 @@
+"""Figure 4: errors and std against N, stationary vs VSK, MLE (a reduced N range in CI)."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+from pymc_vsk.cli import main
+from pymc_vsk.experiments import figure4
+from tests.test_tables23 import count_compilations
+
+
+@pytest.fixture(scope="module")
+def sweep_and_compiles():
+    return count_compilations(lambda: figure4.compute(n_max=110, seeds=1))
+
+
+@pytest.fixture(scope="module")
+def sweep(sweep_and_compiles):
+    return sweep_and_compiles[0]
+
+
+def test_node_counts_are_the_papers():
+    assert figure4.node_counts().tolist() == [10 + 20 * j for j in range(1, 40)]
+    assert figure4.node_counts(110).tolist() == [30, 50, 70, 90, 110]
+    with pytest.raises(ValueError, match="at least 30"):
+        figure4.node_counts(20)
+
+
+def test_one_model_per_kernel_is_compiled_for_the_whole_sweep(sweep_and_compiles):
+    sweep, counts = sweep_and_compiles
+    assert sweep.n_models == 2
+    assert counts == {"objective": 2, "predictor": 2}
+
+
+def test_vsk_rmse_is_lower_at_most_node_counts(sweep):
+    assert sweep.n_vsk_better("rmse") >= 4  # of 5
+    assert sweep.n_vsk_better("max_error") >= 4
+    assert np.all(np.isfinite(sweep.values["vsk"]["rmse"]))
+
+
+def test_csv_and_figure_are_written(sweep, tmp_path):
+    csv_path, png_path = figure4.save(sweep, tmp_path)
+    with csv_path.open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 2 * 5 * 1
+    assert {r["kernel"] for r in rows} == {"stationary", "vsk"}
+    vsk_110 = next(r for r in rows if r["kernel"] == "vsk" and r["N"] == "110")
+    assert float(vsk_110["rmse"]) == pytest.approx(sweep.values["vsk"]["rmse"][-1, 0], rel=1e-5)
+    assert png_path.stat().st_size > 20_000
+
+
+def test_summary_states_slopes_finding_and_time(sweep):
+    text = figure4.format_summary(sweep)
+    assert "log-log slope of median rmse" in text and "paper's finding" in text
+    assert "2 models built" in text
+
+
+def test_cli_runs_a_short_sweep(tmp_path, capsys):
+    status = main(["reproduce", "figure4", "--n-max", "70", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert (tmp_path / "figure4.csv").exists() and (tmp_path / "figure4.png").exists()
+    assert "6 fits in" in out and "saved" in out
+    assert status == (1 if ": NO" in out else 0)
+
+
+@pytest.mark.parametrize("argv", [["--n-max", "20"], ["--seeds", "0"]])
+def test_cli_rejects_bad_input(capsys, argv):
+    with pytest.raises(SystemExit) as err:
+        main(["reproduce", "figure4", *argv])
+    assert err.value.code == 2
+    assert "must be at least" in capsys.readouterr().err
