@@ -1,0 +1,566 @@
+r"""Bayesian jump detection: random jump locations and amplitudes in ψ.
+
+The paper fixes ψ. Here ψ's jump location t and amplitude a get priors and NUTS samples them,
+which turns a VSK GP into a Bayesian jump detector. A hard step ψ(x) = a·1[x ≥ t] has zero
+derivative in t, so two routes are offered:
+
+**Exact marginalisation** (:class:`MarginalJumpGP`, ``method="marginal"``). With a hard step
+the likelihood depends on t only through which nodes lie on either side of it, i.e. through
+the gap (x_k, x_{k+1}] between consecutive nodes that contains t. Summing over the gaps,
+
+.. math::
+
+    p(y \mid \theta) = \sum_{g} P(t \in G_g)\; \mathcal{N}\big(y \mid m, K^{\Psi_g}_\theta
+        + \sigma_n^2 I\big),
+
+is the *exact* marginal of a continuous location prior (a log-sum-exp over the gaps), and
+NUTS samples only the continuous θ = (ℓ, σ_f, σ_n, a, m). The gap probabilities
+p(G_g | y, θ) are recorded per draw, so the location posterior is Rao–Blackwellised. Cost:
+one Cholesky factorisation per gap, O(M n³) per log density — use it for one jump and up to a
+few dozen gaps (n ≲ 60 nodes inside the prior range, or a coarse candidate grid).
+
+**Differentiable relaxation** (``method="smooth"``): ψ(x) = Σ_k a_k σ((x − t_k)/w) with a
+logistic step of width ``w`` (fixed or with its own prior). One Cholesky per log density, so
+it scales to many nodes, several jumps (ordered locations) and 2-D discontinuity curves
+(:class:`pymc_vsk.scaling.Disk`, :class:`pymc_vsk.scaling.HalfPlane` with ``width``).
+
+Either way the data identify a jump only up to the gap between the two nodes around it: inside
+that gap every location explains the data equally well and the posterior there is the prior.
+:class:`LocationPosterior` therefore reports, besides quantiles, the **credible set of gaps**
+— the fewest gaps holding the requested mass — whose hull is the location interval that
+answers "between which nodes is the jump?".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pymc as pm
+import pytensor
+import pytensor.tensor as pt
+import scipy.special
+from pymc.distributions.shape_utils import change_dist_size
+
+from pymc_vsk.covariance import kernel_from_sq_dist
+from pymc_vsk.models import (
+    _is_dist,
+    _kernel_class,
+    _parameter,
+    _resolve_priors,
+    build_model,
+    check_data,
+    node_scales,
+)
+from pymc_vsk.prediction import Prediction
+from pymc_vsk.scaling import SmoothJump, Stack
+
+__all__ = [
+    "Gaps",
+    "LocationPosterior",
+    "MarginalJumpGP",
+    "build_jump_model",
+    "location_posterior",
+]
+
+
+@dataclass(frozen=True)
+class Gaps:
+    """The partition of a location prior's range [lower, upper] by the nodes.
+
+    A jump at t ∈ (left[g], right[g]] puts node x_i on the right branch iff
+    ``x_i >= right[g]`` (the convention of :class:`pymc_vsk.scaling.Jump`).
+
+    Attributes
+    ----------
+    left, right : array, shape (M,)
+        Open left and closed right ends of each gap.
+    side : array, shape (M, n)
+        1.0 where node i is on the right of a jump in gap g.
+    log_weights : array, shape (M,)
+        Log prior probability of each gap.
+    """
+
+    left: np.ndarray
+    right: np.ndarray
+    side: np.ndarray
+    log_weights: np.ndarray
+
+    @classmethod
+    def from_nodes(
+        cls,
+        x: np.ndarray,
+        lower: float,
+        upper: float,
+        cdf: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> Gaps:
+        """Gaps of [lower, upper] cut by the nodes ``x`` (1-D), weighted by a prior ``cdf``.
+
+        Parameters
+        ----------
+        x : array, shape (n,)
+        lower, upper : float
+            Range of the location prior.
+        cdf : callable, optional
+            CDF of the location prior (default: uniform on [lower, upper]).
+        """
+        x = np.asarray(x, dtype=float).ravel()
+        if not lower < upper:
+            raise ValueError(f"Need lower < upper for the location prior; got {lower}, {upper}.")
+        inner = np.unique(x[(x > lower) & (x < upper)])
+        edges = np.concatenate([[lower], inner, [upper]])
+        left, right = edges[:-1], edges[1:]
+        if cdf is None:
+
+            def cdf(t):
+                return (np.clip(t, lower, upper) - lower) / (upper - lower)
+
+        weights = np.asarray(cdf(right), dtype=float) - np.asarray(cdf(left), dtype=float)
+        keep = weights > 0
+        left, right, weights = left[keep], right[keep], weights[keep]
+        side = (x[None, :] >= right[:, None]).astype(float)
+        with np.errstate(divide="ignore"):
+            return cls(left, right, side, np.log(weights / weights.sum()))
+
+    def __len__(self) -> int:
+        return len(self.left)
+
+    def index(self, t: np.ndarray) -> np.ndarray:
+        """The gap holding each location ``t`` (−1 outside [lower, upper])."""
+        t = np.asarray(t, dtype=float)
+        g = np.searchsorted(self.right, t, side="left")
+        inside = (t > self.left[0]) & (t <= self.right[-1])
+        return np.where(inside, np.minimum(g, len(self) - 1), -1)
+
+
+@dataclass
+class LocationPosterior:
+    """Posterior of one jump location, over the gaps between nodes.
+
+    Attributes
+    ----------
+    gaps : Gaps
+    probs : array, shape (M,)
+        Posterior probability of each gap.
+    draws : array, optional
+        Posterior draws of t (relaxation), used for quantiles; without draws the location is
+        uniform inside each gap (the exact posterior under a uniform prior).
+    """
+
+    gaps: Gaps
+    probs: np.ndarray
+    draws: np.ndarray | None = None
+
+    def quantile(self, q: float | np.ndarray) -> np.ndarray:
+        """Posterior quantiles of t."""
+        if self.draws is not None:
+            return np.quantile(self.draws, q)
+        widths = self.gaps.right - self.gaps.left
+        cum = np.concatenate([[0.0], np.cumsum(self.probs)])
+        q = np.atleast_1d(q)
+        g = np.clip(np.searchsorted(cum, q, side="right") - 1, 0, len(widths) - 1)
+        frac = np.where(
+            self.probs[g] > 0, (q - cum[g]) / np.where(self.probs[g] > 0, self.probs[g], 1), 0
+        )
+        return self.gaps.left[g] + np.clip(frac, 0, 1) * widths[g]
+
+    @property
+    def mean(self) -> float:
+        if self.draws is not None:
+            return float(np.mean(self.draws))
+        return float(np.sum(self.probs * 0.5 * (self.gaps.left + self.gaps.right)))
+
+    def eti(self, prob: float = 0.94) -> tuple[float, float]:
+        """Equal-tailed interval of t."""
+        lo, hi = self.quantile([(1 - prob) / 2, (1 + prob) / 2])
+        return float(lo), float(hi)
+
+    def credible_gaps(self, prob: float = 0.94) -> np.ndarray:
+        """Indices of the fewest gaps holding posterior mass ``prob``, most probable first."""
+        order = np.argsort(-self.probs, kind="stable")
+        n = int(np.searchsorted(np.cumsum(self.probs[order]), prob - 1e-12) + 1)
+        return order[: min(n, len(order))]
+
+    def interval(self, prob: float = 0.94) -> tuple[float, float]:
+        """Hull of the credible set of gaps: the jump lies between these nodes with ``prob``."""
+        g = self.credible_gaps(prob)
+        return float(self.gaps.left[g].min()), float(self.gaps.right[g].max())
+
+    def covers(self, t: float, prob: float = 0.94) -> bool:
+        """Whether ``t`` lies in one of the credible gaps (left end open, right end closed)."""
+        g = self.credible_gaps(prob)
+        return bool(np.any((t > self.gaps.left[g]) & (t <= self.gaps.right[g])))
+
+    def summary(self, prob: float = 0.94) -> str:
+        lo, hi = self.interval(prob)
+        elo, ehi = self.eti(prob)
+        best = int(np.argmax(self.probs))
+        return (
+            f"location: mean {self.mean:.4g}; {prob:.0%} ETI [{elo:.4g}, {ehi:.4g}]; "
+            f"{prob:.0%} credible gaps span [{lo:.4g}, {hi:.4g}] "
+            f"(most probable gap ({self.gaps.left[best]:.4g}, {self.gaps.right[best]:.4g}] "
+            f"with p = {self.probs[best]:.3f})"
+        )
+
+
+class MarginalJumpGP:
+    r"""GP regression with a VSK whose hard jump location is marginalised exactly.
+
+    ψ(x) = a · 1[x ≥ t] in the one input column; t has a prior on [lower, upper] and is summed
+    out over the gaps between nodes (see the module docstring). Parameters may be random.
+
+    Parameters
+    ----------
+    cov_func : pm.gp.cov.Stationary
+        Base kernel on the lifted inputs [x, ψ(x)] (``input_dim=2``; ``ls`` a scalar or
+        [ℓ_x, ℓ_ψ]).
+    sigma_f : float or random variable
+        Signal standard deviation.
+    amplitude : float or random variable, default 1.0
+        Jump size a of ψ (the decorrelation across the jump grows with a / ℓ).
+    mean_func : pm.gp.mean.Mean, default Zero
+    """
+
+    def __init__(
+        self,
+        cov_func: pm.gp.cov.Stationary,
+        *,
+        sigma_f: Any = 1.0,
+        amplitude: Any = 1.0,
+        mean_func: pm.gp.mean.Mean | None = None,
+    ) -> None:
+        if not isinstance(cov_func, pm.gp.cov.Stationary) or cov_func.input_dim != 2:
+            raise TypeError(
+                "MarginalJumpGP needs a stationary base kernel on [x, ψ(x)] (input_dim=2), e.g. "
+                f"pm.gp.cov.Matern52(2, ls=ls); got {cov_func!r}."
+            )
+        self.cov_func = cov_func
+        self.sigma_f = sigma_f
+        self.amplitude = amplitude
+        self.mean_func = mean_func if mean_func is not None else pm.gp.mean.Zero()
+
+    def _lengthscales(self) -> tuple[Any, Any]:
+        ls = pt.as_tensor_variable(self.cov_func.ls)
+        if ls.ndim == 0:
+            return ls, ls
+        return ls[0], ls[-1]
+
+    def _gap_moments(self, X: Any, Xnew: Any | None = None):
+        """Per-gap covariance (M, n, n) and, with Xnew, cross/diag pieces for prediction."""
+        ls_x, ls_psi = self._lengthscales()
+        x = pt.as_tensor_variable(X)[:, 0]
+        side = pt.as_tensor_variable(self.gaps.side)
+        a2 = pt.square(pt.as_tensor_variable(self.amplitude) / ls_psi)
+        dx = pt.square((x[:, None] - x[None, :]) / ls_x)
+        cross = pt.square(side[:, :, None] - side[:, None, :])
+        K = pt.square(self.sigma_f) * kernel_from_sq_dist(self.cov_func, dx[None] + a2 * cross)
+        if Xnew is None:
+            return K
+        xs = pt.as_tensor_variable(Xnew)[:, 0]
+        right = pt.as_tensor_variable(self.gaps.right)
+        side_new = pt.cast(pt.ge(xs[None, :], right[:, None]), "float64")
+        dxs = pt.square((x[:, None] - xs[None, :]) / ls_x)
+        cross_s = pt.square(side[:, :, None] - side_new[:, None, :])
+        Ks = pt.square(self.sigma_f) * kernel_from_sq_dist(self.cov_func, dxs[None] + a2 * cross_s)
+        return K, Ks
+
+    def marginal_likelihood(
+        self,
+        name: str,
+        X: Any,
+        y: Any,
+        sigma: Any,
+        *,
+        lower: float,
+        upper: float,
+        cdf: Callable[[np.ndarray], np.ndarray] | None = None,
+        jitter: float = 1e-6,
+    ) -> pt.TensorVariable:
+        """Add the location-marginalised likelihood of ``y`` to the model.
+
+        Creates a potential ``name`` (the log marginal likelihood) and a deterministic
+        ``{name}_gap_probs`` (posterior gap probabilities given θ, for the location posterior).
+        ``X`` must have one column and numeric values (the gaps are built from them).
+        """
+        X_np = np.asarray(X.get_value() if hasattr(X, "get_value") else X, dtype=float)
+        if X_np.ndim != 2 or X_np.shape[1] != 1:
+            raise ValueError(
+                f"MarginalJumpGP needs 1-D inputs as a column (n, 1); got shape {X_np.shape}. "
+                "For jumps in d >= 2 use method='smooth' with a Disk or HalfPlane ψ."
+            )
+        self.gaps = Gaps.from_nodes(X_np[:, 0], lower, upper, cdf)
+        self.X, self.y, self.sigma, self.jitter, self.name = X, y, sigma, jitter, name
+        logp_g = self._gap_logps()
+        log_post = pt.as_tensor_variable(self.gaps.log_weights) + logp_g
+        pm.Deterministic(f"{name}_gap_probs", pt.special.softmax(log_post))
+        return pm.Potential(name, pt.logsumexp(log_post))
+
+    def _noise(self, n: Any) -> Any:
+        return (pt.square(pt.as_tensor_variable(self.sigma)) + self.jitter) * pt.eye(n)
+
+    def _gap_logps(self) -> pt.TensorVariable:
+        X = pt.as_tensor_variable(self.X)
+        r = pt.as_tensor_variable(self.y) - self.mean_func(X)
+        K = self._gap_moments(X) + self._noise(X.shape[0])[None]
+        L = pt.linalg.cholesky(K)
+        alpha = pt.linalg.solve_triangular(
+            L, pt.broadcast_to(r[None, :, None], (L.shape[0], r.shape[0], 1)), lower=True
+        )[..., 0]
+        logdet = _log_det_chol(L)
+        n = pt.cast(X.shape[0], "float64")
+        return -0.5 * pt.sum(pt.square(alpha), axis=-1) - logdet - 0.5 * n * np.log(2 * np.pi)
+
+    # -- summaries --------------------------------------------------------------------------
+    def location_posterior(self, idata: Any) -> LocationPosterior:
+        """Rao–Blackwellised location posterior: the gap probabilities averaged over draws."""
+        post = _posterior(idata)
+        probs = np.asarray(post[f"{self.name}_gap_probs"].values)
+        probs = probs.reshape(-1, probs.shape[-1]).mean(axis=0)
+        return LocationPosterior(self.gaps, probs / probs.sum())
+
+    def predict(
+        self,
+        Xnew: Any,
+        point: Mapping[str, Any] | None = None,
+        idata: Any = None,
+        *,
+        model: pm.Model | None = None,
+        max_draws: int | None = 200,
+        seed: int = 0,
+    ) -> Prediction:
+        """Predictive mean and std of f and y, mixed over gaps (and over draws with ``idata``)."""
+        if (point is None) == (idata is None):
+            raise ValueError("Pass exactly one of point= or idata=.")
+        fn, names = self._predictor(pm.modelcontext(model))
+        Xnew = np.asarray(Xnew, dtype=float)
+        points = [point] if point is not None else _draw_points(idata, names, max_draws, seed)
+        means, vf, vy = [], [], []
+        for p in points:
+            missing = [n for n in names if n not in p]
+            if missing:
+                raise ValueError(f"The point has no value for {missing}.")
+            mu_g, varf_g, noise, logw = fn(Xnew, *(p[n] for n in names))
+            w = scipy.special.softmax(logw)[:, None]
+            mu = np.sum(w * mu_g, axis=0)
+            spread = np.sum(w * (mu_g - mu) ** 2, axis=0)
+            means.append(mu)
+            vf.append(np.sum(w * np.clip(varf_g, 0, None), axis=0) + spread)
+            vy.append(vf[-1] + noise)
+        means = np.asarray(means)
+        between = means.var(axis=0)
+        return Prediction(
+            means.mean(axis=0),
+            np.sqrt(np.mean(vf, axis=0) + between),
+            np.sqrt(np.mean(vy, axis=0) + between),
+            len(points),
+        )
+
+    def _predictor(self, model: pm.Model):
+        if getattr(self, "_compiled", None) is not None:
+            return self._compiled
+        Xnew = pt.matrix("Xnew", dtype="float64")
+        X = pt.as_tensor_variable(self.X)
+        r = pt.as_tensor_variable(self.y) - self.mean_func(X)
+        K, Ks = self._gap_moments(X, Xnew)
+        K = K + self._noise(X.shape[0])[None]
+        L = pt.linalg.cholesky(K)
+        A = pt.linalg.solve_triangular(L, Ks, lower=True)
+        v = pt.linalg.solve_triangular(
+            L, pt.broadcast_to(r[None, :, None], (L.shape[0], r.shape[0], 1)), lower=True
+        )
+        mu = self.mean_func(Xnew)[None, :] + pt.sum(A * v, axis=1)
+        var_f = pt.square(self.sigma_f) - pt.sum(pt.square(A), axis=1)
+        logdet = _log_det_chol(L)
+        logw = (
+            pt.as_tensor_variable(self.gaps.log_weights)
+            - 0.5 * pt.sum(pt.square(v[..., 0]), axis=-1)
+            - logdet
+        )
+        noise = pt.square(pt.as_tensor_variable(self.sigma))
+        outputs = [mu, var_f, noise, logw]
+        ancestors = set(pytensor.graph.ancestors(outputs))
+        inputs = [v for v in model.free_RVs + model.deterministics if v in ancestors]
+        fn = pytensor.function([Xnew, *inputs], outputs, on_unused_input="ignore")
+        self._compiled = (fn, [v.name for v in inputs])
+        return self._compiled
+
+
+def _log_det_chol(L: pt.TensorVariable) -> pt.TensorVariable:
+    """½ log det of each K = L Lᵀ in a batch: Σ log diag L.
+
+    The diagonal is taken with an elementwise mask rather than ``pt.diagonal``, whose batched
+    gradient (AllocDiag) runs in Numba's slow object mode.
+    """
+    eye = pt.eye(L.shape[-1], dtype=L.dtype)
+    return pt.sum(pt.log(pt.sum(L * eye, axis=-1)), axis=-1)
+
+
+def _posterior(idata: Any):
+    post = idata["posterior"]
+    return getattr(post, "dataset", post)
+
+
+def _draw_points(idata: Any, names: list[str], max_draws: int | None, seed: int) -> list[dict]:
+    post = _posterior(idata)
+    stacked = {n: np.asarray(post[n].values).reshape(-1, *post[n].shape[2:]) for n in names}
+    total = len(next(iter(stacked.values())))
+    index = np.arange(total)
+    if max_draws is not None and total > max_draws:
+        index = np.sort(np.random.default_rng(seed).choice(total, max_draws, replace=False))
+    return [{n: v[i] for n, v in stacked.items()} for i in index]
+
+
+def location_posterior(
+    idata: Any, X: np.ndarray, lower: float, upper: float, name: str = "location"
+) -> list[LocationPosterior]:
+    """Location posteriors of the relaxation (``method="smooth"``), one per jump, from draws.
+
+    Each draw of t_k is assigned to its gap between nodes, which gives the gap probabilities
+    and the credible set of gaps; quantiles come from the draws themselves.
+    """
+    gaps = Gaps.from_nodes(np.asarray(X, dtype=float)[:, 0], lower, upper)
+    draws = np.asarray(_posterior(idata)[name].values)
+    draws = draws.reshape(-1, *draws.shape[2:])
+    if draws.ndim == 1:
+        draws = draws[:, None]
+    out = []
+    for k in range(draws.shape[1]):
+        g = gaps.index(draws[:, k])
+        probs = np.bincount(g[g >= 0], minlength=len(gaps)).astype(float)
+        out.append(LocationPosterior(gaps, probs / probs.sum(), draws[:, k]))
+    return out
+
+
+def build_jump_model(
+    X: Any,
+    y: Any,
+    *,
+    n_jumps: int = 1,
+    method: str = "smooth",
+    lower: float | None = None,
+    upper: float | None = None,
+    width: Any = None,
+    amplitude: Any = None,
+    kernel: str = "matern52",
+    priors: str | Mapping[str, Any] = "default",
+    mean: str = "constant",
+    **overrides: Any,
+) -> tuple[pm.Model, Any]:
+    """A VSK GP with ``n_jumps`` jumps of unknown location and amplitude in 1-D.
+
+    Parameters
+    ----------
+    X : array, shape (n, 1)
+    y : array, shape (n,)
+    n_jumps : int, default 1
+        Known number of jumps K (ordered locations ``location`` of shape (K,) for K > 1).
+    method : {"smooth", "marginal"}, default "smooth"
+        Logistic relaxation sampled by NUTS, or exact marginalisation of one hard jump over
+        the gaps between nodes (see the module docstring for when to use which).
+    lower, upper : float, optional
+        Uniform prior range of the locations (default: the inner 80 % of the x range).
+    width : float or ``.dist()``, optional
+        Logistic width of the relaxation (default: a quarter of the smallest node spacing).
+    amplitude : float or ``.dist()``, optional
+        ψ's jump size(s) (default: HalfNormal with scale the x span, one per jump).
+    kernel, priors, mean, **overrides
+        As in :func:`pymc_vsk.build_model`.
+
+    Returns
+    -------
+    model : pm.Model
+    gp : pm.gp.Marginal (``"smooth"``) or MarginalJumpGP (``"marginal"``)
+    """
+    X_np, y_np = check_data(X, y, sigma_n=overrides.get("sigma_n"))
+    if X_np.shape[1] != 1:
+        raise ValueError(
+            f"build_jump_model takes 1-D inputs (n, 1); got {X_np.shape[1]} columns. For a "
+            "discontinuity curve in 2-D, build a VSK with scaling.Disk/HalfPlane(width=...) "
+            "whose parameters are random variables."
+        )
+    if int(n_jumps) != n_jumps or n_jumps < 1:
+        raise ValueError(f"n_jumps must be a positive integer; got {n_jumps!r}.")
+    spacing, span = node_scales(X_np)
+    x0 = float(X_np.min())
+    lower = x0 + 0.1 * span if lower is None else float(lower)
+    upper = x0 + 0.9 * span if upper is None else float(upper)
+    context = pm.Model.get_context(error_if_none=False)
+    with context if context is not None else pm.Model() as model:
+        amp_spec = pm.HalfNormal.dist(sigma=span) if amplitude is None else amplitude
+        if method == "smooth":
+            return _smooth(
+                X_np,
+                y_np,
+                n_jumps,
+                lower,
+                upper,
+                width,
+                spacing,
+                amp_spec,
+                kernel,
+                priors,
+                mean,
+                overrides,
+            )
+        if method == "marginal":
+            if n_jumps != 1:
+                raise NotImplementedError(
+                    "Exact marginalisation is implemented for one jump (its cost grows as "
+                    f"M^K Cholesky factorisations); for n_jumps={n_jumps} use method='smooth'."
+                )
+            return model, _marginal(
+                X_np, y_np, lower, upper, amp_spec, kernel, priors, mean, overrides
+            )
+    raise ValueError(f"method must be 'smooth' or 'marginal'; got {method!r}.")
+
+
+def _random(name: str, spec: Any, shape: tuple[int, ...] = ()) -> Any:
+    if _is_dist(spec):
+        if shape:
+            spec = change_dist_size(spec, shape)
+        return pm.modelcontext(None).register_rv(spec, name)
+    return spec
+
+
+def _smooth(X, y, K, lower, upper, width, spacing, amp_spec, kernel, priors, mean, overrides):
+    initval = lower + (upper - lower) * (np.arange(K) + 1) / (K + 1)
+    if K == 1:
+        location = pm.Uniform("location", lower, upper, initval=float(initval[0]))
+        locations = [location]
+    else:
+        location = pm.Uniform(
+            "location",
+            lower,
+            upper,
+            shape=K,
+            initval=initval,
+            transform=pm.distributions.transforms.ordered,
+        )
+        locations = [location[k] for k in range(K)]
+    amps = _random("amplitude", amp_spec, (K,) if K > 1 else ())
+    amps = [amps[k] for k in range(K)] if K > 1 else [amps]
+    w = _random("width", 0.25 * spacing if width is None else width)
+    psi = Stack([SmoothJump(t, a, width=w) for t, a in zip(locations, amps, strict=True)])
+    return build_model(X, y, psi=psi, kernel=kernel, priors=priors, mean=mean, **overrides)
+
+
+def _marginal(X, y, lower, upper, amp_spec, kernel, priors, mean, overrides):
+    specs = _resolve_priors(priors, X, y)
+    specs.update(overrides)
+    pm.Data("X", X)
+    y_data = pm.Data("y_data", y)
+    ls = _parameter("ls", specs["ls"])
+    base = _kernel_class(kernel)(2, ls=ls)
+    sigma_f = _parameter("sigma_f", specs["sigma_f"])
+    sigma_n = _parameter("sigma_n", specs["sigma_n"])
+    amplitude = _random("amplitude", amp_spec)
+    mean_func = (
+        pm.gp.mean.Constant(_parameter("mean", specs["mean"]))
+        if mean == "constant"
+        else pm.gp.mean.Zero()
+    )
+    gp = MarginalJumpGP(base, sigma_f=sigma_f, amplitude=amplitude, mean_func=mean_func)
+    gp.marginal_likelihood("y", X, y_data, sigma_n, lower=lower, upper=upper)
+    return gp

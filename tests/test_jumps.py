@@ -1,0 +1,181 @@
+"""Random jump locations: exact marginalisation over gaps, the relaxation, location summaries."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymc as pm
+import pytest
+import scipy.special
+import scipy.stats
+
+from pymc_vsk import VSK, fit_map, targets
+from pymc_vsk.fitting import compiled_objective
+from pymc_vsk.jumps import Gaps, LocationPosterior, build_jump_model, location_posterior
+from pymc_vsk.scaling import Jump
+from tests import reference as ref
+
+
+def jump_data(n=15, seed=0):
+    X = targets.halton_nodes(n)
+    return X, targets.jump(X) + 0.25 * np.random.default_rng(seed).normal(size=n)
+
+
+def test_gaps_partition_the_prior_range_by_the_nodes():
+    x = np.array([0.0, 0.5, 0.25, 0.75, 0.125])
+    gaps = Gaps.from_nodes(x, 0.1, 0.9)
+    np.testing.assert_allclose(gaps.left, [0.1, 0.125, 0.25, 0.5, 0.75])
+    np.testing.assert_allclose(gaps.right, [0.125, 0.25, 0.5, 0.75, 0.9])
+    np.testing.assert_allclose(
+        np.exp(gaps.log_weights), np.array([0.025, 0.125, 0.25, 0.25, 0.15]) / 0.8
+    )
+    # a jump in (0.25, 0.5] puts 0.5 and 0.75 on the right, as Jump(t) does for any such t
+    for t in (0.26, 0.4, 0.5):
+        np.testing.assert_array_equal(gaps.side[2], Jump(t)(x[:, None]))
+    np.testing.assert_array_equal(
+        gaps.index(np.array([0.1, 0.11, 0.5, 0.500001, 0.9, 0.95])), [-1, 0, 2, 3, 4, -1]
+    )
+
+
+def test_gap_weights_follow_a_location_prior_cdf():
+    x = np.linspace(0, 1, 11)
+    prior = scipy.stats.beta(4, 4)
+    gaps = Gaps.from_nodes(x, 0.0, 1.0, cdf=prior.cdf)
+    np.testing.assert_allclose(np.exp(gaps.log_weights), np.diff(prior.cdf(np.linspace(0, 1, 11))))
+
+
+def test_marginal_likelihood_is_the_log_sum_over_gaps_of_vsk_marginals():
+    """Brute force: one PyMC Marginal GP with a VSK per gap, mixed with the gap weights."""
+    X, y = jump_data()
+    point = {"ls": 0.1, "sigma_f": 1.5, "sigma_n": 0.3, "amplitude": 0.7, "mean": 1.2}
+    model, gp = build_jump_model(
+        X,
+        y,
+        method="marginal",
+        lower=0.1,
+        upper=0.9,
+        **{k: point[k] for k in ("sigma_f", "sigma_n")},
+        priors={"ls": point["ls"], "mean": point["mean"]},
+        amplitude=point["amplitude"],
+    )
+    logp = model.compile_logp(jacobian=False)({})
+    gaps = gp.gaps
+    terms = []
+    for g in range(len(gaps)):
+        Z = ref.lift(X, point["amplitude"] * gaps.side[g])
+        K = point["sigma_f"] ** 2 * ref.loop_kernel(ref.RADIAL["Matern52"], Z, Z, point["ls"])
+        K += (point["sigma_n"] ** 2 + 1e-6) * np.eye(len(X))
+        terms.append(
+            gaps.log_weights[g]
+            + scipy.stats.multivariate_normal(np.full(len(X), point["mean"]), K).logpdf(y)
+        )
+    np.testing.assert_allclose(logp, scipy.special.logsumexp(terms), rtol=1e-10)
+    probs = model.compile_fn(model["y_gap_probs"], inputs=[])({})
+    np.testing.assert_allclose(probs, scipy.special.softmax(terms), rtol=1e-8)
+
+
+@pytest.mark.parametrize("method", ["marginal", "smooth"])
+def test_gradients_in_location_and_amplitude_are_nonzero_and_match_finite_differences(method):
+    X, y = jump_data(21, seed=3)
+    model, _ = build_jump_model(X, y, method=method, lower=0.1, upper=0.9, width=0.02)
+    objective = compiled_objective(model)
+    point = model.initial_point()
+    point.update(
+        {
+            "ls_log__": np.log(0.07),
+            "sigma_f_log__": np.log(1.5),
+            "sigma_n_log__": np.log(0.3),
+            "amplitude_log__": np.log(0.8),
+        }
+    )
+    if method == "smooth":
+        point["location_interval__"] = np.array(-0.1)  # t ≈ 0.48, near nodes 0.4375 and 0.5
+    theta = objective.flatten(point)
+    _, grad = objective(theta)
+    names = [v.name for v in model.continuous_value_vars]
+    checked = ["amplitude_log__"] + (["location_interval__"] if method == "smooth" else [])
+    for name in checked:
+        i = names.index(name)
+        h = 1e-6
+        up, down = theta.copy(), theta.copy()
+        up[i] += h
+        down[i] -= h
+        fd = (objective(up)[0] - objective(down)[0]) / (2 * h)
+        assert abs(grad[i]) > 1e-3, name
+        np.testing.assert_allclose(grad[i], fd, rtol=1e-4, err_msg=name)
+
+
+def test_relaxed_and_marginal_models_agree_as_the_width_shrinks():
+    """At a location inside a gap, the smooth model's likelihood tends to the hard jump's."""
+    X, y = jump_data()
+    t = 0.47  # inside the gap (0.4375, 0.5]
+    common = dict(ls=0.08, sigma_f=1.4, sigma_n=0.3, mean=1.3)
+    with pm.Model() as hard:
+        cov = common["sigma_f"] ** 2 * VSK(pm.gp.cov.Matern52(2, ls=common["ls"]), Jump(t, 0.6))
+        pm.gp.Marginal(
+            mean_func=pm.gp.mean.Constant(common["mean"]), cov_func=cov
+        ).marginal_likelihood("y", X=X, y=y, sigma=common["sigma_n"])
+    smooth, _ = build_jump_model(
+        X,
+        y,
+        method="smooth",
+        width=1e-5,
+        amplitude=0.6,
+        priors={"ls": common["ls"], "mean": common["mean"]},
+        sigma_f=common["sigma_f"],
+        sigma_n=common["sigma_n"],
+    )
+    p = smooth.initial_point()
+    p["location_interval__"] = np.log(
+        (t - smooth["location"].owner.inputs[-2].eval())
+        / (smooth["location"].owner.inputs[-1].eval() - t)
+    )
+    np.testing.assert_allclose(
+        smooth.compile_logp(vars=[smooth["y"]])(p), hard.compile_logp()({}), rtol=1e-8
+    )
+
+
+def test_location_posterior_summaries_from_gap_probabilities():
+    gaps = Gaps.from_nodes(np.array([0.0, 0.25, 0.5, 0.75, 1.0]), 0.0, 1.0)
+    post = LocationPosterior(gaps, np.array([0.0, 0.97, 0.03, 0.0]))
+    assert post.interval(0.94) == (0.25, 0.5)
+    assert post.covers(0.5) and not post.covers(0.25) and not post.covers(0.6)
+    assert post.mean == pytest.approx(0.97 * 0.375 + 0.03 * 0.625)
+    lo, hi = post.eti(0.94)
+    assert lo == pytest.approx(0.25 + 0.25 * 0.03 / 0.97) and hi == pytest.approx(0.5)
+    assert "credible gaps span [0.25, 0.5]" in post.summary()
+
+
+def test_location_posterior_from_relaxation_draws():
+    X = np.linspace(0, 1, 11)[:, None]
+    draws = {"location": np.random.default_rng(0).uniform(0.41, 0.5, size=(2, 500))}
+    import arviz as az
+
+    (post,) = location_posterior(az.from_dict({"posterior": draws}), X, 0.1, 0.9)
+    assert post.interval(0.94) == pytest.approx((0.4, 0.5))
+    assert post.covers(0.5) and post.probs.sum() == pytest.approx(1.0)
+
+
+def test_several_jumps_have_ordered_locations():
+    X = targets.uniform_nodes(30)
+    y = np.where(X[:, 0] > 0.3, 2.0, 0.0) + np.where(X[:, 0] > 0.7, -3.0, 0.0)
+    model, _ = build_jump_model(X, y, n_jumps=2)
+    assert model["location"].owner.op.ndim_supp == 0
+    init = model.initial_point()
+    assert init["location_chain__"].shape == (2,)
+    result = fit_map(model, n_starts=4, warn=False)
+    t1, t2 = result.point["location"]
+    assert t1 < t2
+
+
+def test_bad_jump_model_arguments():
+    X, y = jump_data()
+    with pytest.raises(NotImplementedError, match="use method='smooth'"):
+        build_jump_model(X, y, n_jumps=2, method="marginal")
+    with pytest.raises(ValueError, match="method must be"):
+        build_jump_model(X, y, method="grid")
+    with pytest.raises(ValueError, match="positive integer"):
+        build_jump_model(X, y, n_jumps=0)
+    with pytest.raises(ValueError, match="1-D inputs"):
+        build_jump_model(np.c_[X, X], y)
+    with pytest.raises(ValueError, match="lower < upper"):
+        Gaps.from_nodes(X[:, 0], 0.9, 0.1)

@@ -1,0 +1,107 @@
+"""Pointwise leave-one-out densities of GP models against brute-force conditioning."""
+
+from __future__ import annotations
+
+import arviz as az
+import numpy as np
+import pytest
+import scipy.special
+import scipy.stats
+
+from pymc_vsk import build_model, targets
+from pymc_vsk.jumps import build_jump_model
+from pymc_vsk.loo import add_log_likelihood, gaussian_loo
+from pymc_vsk.scaling import Jump
+from tests import reference as ref
+
+
+def brute_loo(C, r):
+    """log p(r_i | r_-i) by explicit Gaussian conditioning on the other n − 1 values."""
+    out = []
+    for i in range(len(r)):
+        keep = np.arange(len(r)) != i
+        w = np.linalg.solve(C[np.ix_(keep, keep)], C[keep, i])
+        mean = w @ r[keep]
+        var = C[i, i] - C[keep, i] @ w
+        out.append(scipy.stats.norm(mean, np.sqrt(var)).logpdf(r[i]))
+    return np.array(out)
+
+
+def test_gaussian_loo_equals_brute_force_conditioning():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(9, 9))
+    C = A @ A.T + np.eye(9)
+    r = rng.normal(size=9)
+    np.testing.assert_allclose(gaussian_loo(C, r), brute_loo(C, r), rtol=1e-10)
+
+
+def _data(n=14, seed=1):
+    X = targets.halton_nodes(n)
+    return X, targets.jump(X) + 0.25 * np.random.default_rng(seed).normal(size=n)
+
+
+def _fake_posterior(draws: dict[str, np.ndarray]):
+    return az.from_dict({"posterior": draws})
+
+
+def test_marginal_gp_log_likelihood_group_and_loo():
+    X, y = _data()
+    model, gp = build_model(X, y, psi=Jump(0.5))
+    rng = np.random.default_rng(2)
+    draws = {
+        "ls": np.exp(np.log(0.08) + 0.1 * rng.normal(size=(2, 60))),
+        "sigma_f": np.full((2, 60), 1.4),
+        "sigma_n": np.exp(np.log(0.3) + 0.1 * rng.normal(size=(2, 60))),
+        "mean": np.full((2, 60), 1.3),
+    }
+    idata = add_log_likelihood(_fake_posterior(draws), gp, model)
+    ll = idata["log_likelihood"]["y"].values
+    assert ll.shape == (2, 60, len(X))
+    c, d = 1, 3
+    Z = ref.lift(X, ref.psi_jump(X))
+    C = draws["sigma_f"][c, d] ** 2 * ref.loop_kernel(
+        ref.RADIAL["Matern52"], Z, Z, draws["ls"][c, d]
+    )
+    C += (draws["sigma_n"][c, d] ** 2 + 1e-6) * np.eye(len(X))
+    np.testing.assert_allclose(ll[c, d], brute_loo(C, y - 1.3), rtol=1e-9)
+    loo = az.loo(idata)
+    assert np.isfinite(loo.elpd)
+
+
+def test_marginal_jump_loo_is_the_mixture_over_gaps():
+    X, y = _data(12)
+    model, gp = build_jump_model(X, y, method="marginal", lower=0.1, upper=0.9)
+    draw = {"ls": 0.09, "sigma_f": 1.5, "sigma_n": 0.3, "amplitude": 0.8, "mean": 1.2}
+    idata = add_log_likelihood(
+        _fake_posterior({k: np.full((1, 1), v) for k, v in draw.items()}), gp, model
+    )
+    ll = idata["log_likelihood"]["y"].values[0, 0]
+    # brute force: p(y_i | y_-i) = Σ_g w_g p(y | g) / Σ_g w_g p(y_-i | g)
+    gaps = gp.gaps
+    Cs = []
+    for g in range(len(gaps)):
+        Z = ref.lift(X, draw["amplitude"] * gaps.side[g])
+        C = draw["sigma_f"] ** 2 * ref.loop_kernel(ref.RADIAL["Matern52"], Z, Z, draw["ls"])
+        Cs.append(C + (draw["sigma_n"] ** 2 + 1e-6) * np.eye(len(X)))
+    r = y - draw["mean"]
+    joint = [
+        gaps.log_weights[g] + scipy.stats.multivariate_normal(cov=C).logpdf(r)
+        for g, C in enumerate(Cs)
+    ]
+    expected = []
+    for i in range(len(r)):
+        keep = np.arange(len(r)) != i
+        rest = [
+            gaps.log_weights[g]
+            + scipy.stats.multivariate_normal(cov=C[np.ix_(keep, keep)]).logpdf(r[keep])
+            for g, C in enumerate(Cs)
+        ]
+        expected.append(scipy.special.logsumexp(joint) - scipy.special.logsumexp(rest))
+    np.testing.assert_allclose(ll, expected, rtol=1e-8)
+
+
+def test_add_log_likelihood_rejects_other_objects():
+    X, y = _data()
+    model, _ = build_model(X, y)
+    with pytest.raises(TypeError, match=r"pm\.gp\.Marginal or a MarginalJumpGP"):
+        add_log_likelihood(_fake_posterior({"ls": np.ones((1, 1))}), object(), model)
