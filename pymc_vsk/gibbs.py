@@ -1,0 +1,248 @@
+r"""Gibbs and Paciorek–Schervish covariances for any isotropic base kernel and any d ≥ 1.
+
+With an isotropic base φ (positive definite in every dimension: ExpQuad, Matérn, Exponential,
+RatQuad) and a field of length scales, the Paciorek–Schervish kernel (paper, eq. 11; Paciorek
+and Schervish 2006) is
+
+.. math::
+
+    \kappa^{\Sigma}(x, x') = \frac{|\Sigma(x)|^{1/4} |\Sigma(x')|^{1/4}}
+        {|\tfrac12(\Sigma(x) + \Sigma(x'))|^{1/2}}\;
+        \varphi\big(\sqrt{Q(x, x')}\big), \qquad
+    Q = (x - x')^\top \big(\tfrac12(\Sigma(x) + \Sigma(x'))\big)^{-1} (x - x'),
+
+and with Σ(x) = ℓ(x)² I it reduces to the Gibbs kernel (eq. 10), in d dimensions
+
+.. math::
+
+    \kappa(x, x') = \left(\frac{2\ell(x)\ell(x')}{\ell(x)^2 + \ell(x')^2}\right)^{d/2}
+        \varphi\!\left(\frac{\|x - x'\|}{\ell_{\mathrm{eff}}(x, x')}\right), \qquad
+    \ell_{\mathrm{eff}}^2 = \tfrac12(\ell(x)^2 + \ell(x')^2).
+
+PyMC's ``pm.gp.cov.Gibbs`` is the squared-exponential, 1-D case. The constructors
+:meth:`Gibbs.from_psi` and :meth:`PaciorekSchervish.from_psi` build the kernels the paper
+relates to a VSK (Theorem 3.2, Corollaries 3.3–3.4): ℓ(x) = ℓ / sqrt(1 + ψ'(x)²) in 1-D and
+Σ(x) = ℓ² (I + ∇ψ ∇ψᵀ)⁻¹ in d dimensions, with ∇ψ from pytensor's automatic differentiation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pymc as pm
+import pytensor
+import pytensor.tensor as pt
+from pytensor.graph import Variable
+
+from pymc_vsk.covariance import kernel_from_sq_dist
+from pymc_vsk.models import KERNELS
+from pymc_vsk.scaling import as_scaling_function
+from pymc_vsk.validation import check_inputs
+
+__all__ = ["Gibbs", "PaciorekSchervish", "psi_gradient"]
+
+
+def _radial(kernel: Any) -> pm.gp.cov.Stationary:
+    """A base kernel whose ``full_from_distance`` gives φ (its own ``ls`` is not used)."""
+    if isinstance(kernel, pm.gp.cov.Stationary):
+        base = kernel
+    elif isinstance(kernel, str) and kernel.lower() in KERNELS:
+        cls = KERNELS[kernel.lower()]
+        base = cls(1, ls=1.0, alpha=2.0) if cls is pm.gp.cov.RatQuad else cls(1, ls=1.0)
+    elif isinstance(kernel, type) and issubclass(kernel, pm.gp.cov.Stationary):
+        if kernel is pm.gp.cov.RatQuad:
+            raise TypeError(
+                "Pass RatQuad as an instance so that alpha is set: RatQuad(1, alpha=2, ls=1)."
+            )
+        base = kernel(1, ls=1.0)
+    else:
+        raise TypeError(
+            f"kernel must be a name in {sorted(KERNELS)}, a Stationary class or instance; "
+            f"got {kernel!r}."
+        )
+    if isinstance(base, pm.gp.cov.Cosine | pm.gp.cov.Periodic):
+        raise TypeError(f"{type(base).__name__} is not an isotropic positive definite base.")
+    return base
+
+
+def psi_gradient(psi: Any, X: Any) -> Variable:
+    """∇ψ at each row of ``X`` by automatic differentiation: shape (n, d, q).
+
+    ψ acts row by row, so the gradient of Σ_i ψ_j(x_i) with respect to X holds ∇ψ_j(x_i) in
+    row i.
+    """
+    psi = as_scaling_function(psi)
+    X = pt.as_tensor_variable(X)
+    out = pt.as_tensor_variable(psi(X))
+    out = out[:, None] if out.ndim == 1 else out
+    grads = [pytensor.grad(pt.sum(out[:, j]), X) for j in range(psi.q)]
+    return pt.stack(grads, axis=-1)
+
+
+class PaciorekSchervish(pm.gp.cov.Covariance):
+    r"""Paciorek–Schervish covariance (eq. 11) with a matrix length-scale field Σ(x).
+
+    Parameters
+    ----------
+    input_dim : int
+    sigma_func : callable
+        ``sigma_func(X) -> (n, d, d)`` symmetric positive definite Σ(x_i), in pytensor.
+    kernel : str, Stationary class or instance, default "expquad"
+        Isotropic base φ (its own length scale is not used).
+    active_dims : sequence of int, optional
+    """
+
+    def __init__(
+        self,
+        input_dim: int,
+        sigma_func: Callable[[Any], Any],
+        kernel: Any = "expquad",
+        active_dims: Any = None,
+    ) -> None:
+        super().__init__(input_dim, active_dims)
+        if not callable(sigma_func):
+            raise TypeError("sigma_func must be callable: X (n, d) -> Σ (n, d, d).")
+        self.sigma_func = sigma_func
+        self.base = _radial(kernel)
+
+    @classmethod
+    def from_psi(
+        cls, psi: Any, ls: Any, input_dim: int, kernel: Any = "expquad", active_dims: Any = None
+    ) -> PaciorekSchervish:
+        r"""Σ(x) = ℓ² (I + ∇ψ ∇ψᵀ)⁻¹ (Corollary 3.4); for q > 1, I + Σ_j ∇ψ_j ∇ψ_jᵀ."""
+        psi = as_scaling_function(psi)
+        d = input_dim if active_dims is None else len(active_dims)
+
+        def sigma(X):
+            G = psi_gradient(psi, X)  # (n, d, q)
+            M = pt.eye(d)[None] + pt.sum(G[:, :, None, :] * G[:, None, :, :], axis=-1)
+            return pt.square(ls) * _inverse(M, d)
+
+        out = cls(input_dim, sigma, kernel, active_dims)
+        out.psi, out.ls = psi, ls
+        return out
+
+    def _sigma(self, X: Variable) -> Variable:
+        S = pt.as_tensor_variable(self.sigma_func(X))
+        if S.ndim != 3:
+            raise ValueError(f"sigma_func must return (n, d, d); got a {S.ndim}-D tensor.")
+        return S
+
+    def full(self, X: Any, Xs: Any = None) -> Variable:
+        check_inputs(X, self.input_dim, owner=repr(self))
+        if Xs is not None:
+            check_inputs(Xs, self.input_dim, name="Xs", owner=repr(self))
+        X, Xs = self._slice(X, Xs)
+        Xs_ = X if Xs is None else Xs
+        S, Ss = self._sigma(X), self._sigma(Xs_)
+        avg = 0.5 * (S[:, None] + Ss[None, :])  # (n, m, d, d)
+        diff = X[:, None, :] - Xs_[None, :, :]  # (n, m, d)
+        d = self.n_dims
+        Q = pt.sum(diff * _solve(avg, diff, d), axis=-1)
+        prefactor = pt.sqrt(pt.sqrt(_det(S, d)[:, None] * _det(Ss, d)[None, :]) / _det(avg, d))
+        return prefactor * kernel_from_sq_dist(self.base, pt.maximum(Q, 0.0))
+
+    def diag(self, X: Any) -> Variable:
+        check_inputs(X, self.input_dim, owner=repr(self))
+        X, _ = self._slice(X, None)
+        return kernel_from_sq_dist(self.base, pt.zeros((X.shape[0],), dtype=X.dtype))
+
+    def __repr__(self) -> str:
+        return f"PaciorekSchervish(input_dim={self.input_dim}, {type(self.base).__name__})"
+
+
+class Gibbs(pm.gp.cov.Covariance):
+    r"""Gibbs covariance (eq. 10) in d dimensions with a scalar length-scale field ℓ(x).
+
+    Parameters
+    ----------
+    input_dim : int
+    lengthscale_func : callable
+        ``lengthscale_func(X) -> (n,)`` positive local length scales, in pytensor.
+    kernel : str, Stationary class or instance, default "expquad"
+        Isotropic base φ (its own length scale is not used). With ``"expquad"`` in 1-D this
+        is PyMC's ``pm.gp.cov.Gibbs``.
+    active_dims : sequence of int, optional
+    """
+
+    def __init__(
+        self,
+        input_dim: int,
+        lengthscale_func: Callable[[Any], Any],
+        kernel: Any = "expquad",
+        active_dims: Any = None,
+    ) -> None:
+        super().__init__(input_dim, active_dims)
+        if not callable(lengthscale_func):
+            raise TypeError("lengthscale_func must be callable: X (n, d) -> ℓ (n,).")
+        self.lengthscale_func = lengthscale_func
+        self.base = _radial(kernel)
+
+    @classmethod
+    def from_psi(
+        cls, psi: Any, ls: Any, kernel: Any = "expquad", input_dim: int = 1, active_dims: Any = None
+    ) -> Gibbs:
+        r"""ℓ(x) = ℓ / sqrt(1 + ψ'(x)²), the local length scale of Corollary 3.3 (1-D)."""
+        psi = as_scaling_function(psi)
+        if psi.q != 1:
+            raise ValueError("Gibbs.from_psi needs a scalar ψ (q = 1); use PaciorekSchervish.")
+
+        def lengthscale(X):
+            G = psi_gradient(psi, X)  # (n, d, 1)
+            return ls / pt.sqrt(1.0 + pt.sum(pt.square(G[..., 0]), axis=-1))
+
+        out = cls(input_dim, lengthscale, kernel, active_dims)
+        out.psi, out.ls = psi, ls
+        return out
+
+    def full(self, X: Any, Xs: Any = None) -> Variable:
+        check_inputs(X, self.input_dim, owner=repr(self))
+        if Xs is not None:
+            check_inputs(Xs, self.input_dim, name="Xs", owner=repr(self))
+        X, Xs = self._slice(X, Xs)
+        Xs_ = X if Xs is None else Xs
+        lx = pt.as_tensor_variable(self.lengthscale_func(X))
+        ls = pt.as_tensor_variable(self.lengthscale_func(Xs_))
+        l2 = pt.square(lx)[:, None] + pt.square(ls)[None, :]
+        r2 = pt.sum(pt.square(X[:, None, :] - Xs_[None, :, :]), axis=-1)
+        prefactor = pt.power(2.0 * lx[:, None] * ls[None, :] / l2, 0.5 * self.n_dims)
+        return prefactor * kernel_from_sq_dist(self.base, 2.0 * r2 / l2)
+
+    def diag(self, X: Any) -> Variable:
+        check_inputs(X, self.input_dim, owner=repr(self))
+        X, _ = self._slice(X, None)
+        return kernel_from_sq_dist(self.base, pt.zeros((X.shape[0],), dtype=X.dtype))
+
+    def __repr__(self) -> str:
+        return f"Gibbs(input_dim={self.input_dim}, {type(self.base).__name__})"
+
+
+# -- small batched linear algebra (closed forms for d <= 2) ---------------------------------
+def _det(A: Variable, d: int) -> Variable:
+    if d == 1:
+        return A[..., 0, 0]
+    if d == 2:
+        return A[..., 0, 0] * A[..., 1, 1] - A[..., 0, 1] * A[..., 1, 0]
+    return pt.linalg.det(A)
+
+
+def _inverse(A: Variable, d: int) -> Variable:
+    if d == 1:
+        return 1.0 / A
+    if d == 2:
+        det = _det(A, 2)[..., None, None]
+        adj = pt.stack(
+            [
+                pt.stack([A[..., 1, 1], -A[..., 0, 1]], axis=-1),
+                pt.stack([-A[..., 1, 0], A[..., 0, 0]], axis=-1),
+            ],
+            axis=-2,
+        )
+        return adj / det
+    return pt.linalg.inv(A)
+
+
+def _solve(A: Variable, b: Variable, d: int) -> Variable:
+    """A⁻¹ b for batches of d×d matrices A (..., d, d) and vectors b (..., d)."""
+    return pt.sum(_inverse(A, d) * b[..., None, :], axis=-1)

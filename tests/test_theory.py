@@ -1,0 +1,73 @@
+"""The bounds of Section 3.2, checked numerically where their hypotheses hold."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymc as pm
+import pytest
+
+from pymc_vsk import VSK, power_function
+from pymc_vsk.theory import power_function_lower_bounds, spectral_extremes
+from tests import reference as ref
+from tests.conftest import BASE_KERNELS, SCALINGS, evaluate, inputs
+
+
+def _matrices(kernel, psi_name, n, seed, ls=0.3):
+    d, make_psi, _ = SCALINGS[psi_name]
+    X = inputs(d, n, seed)
+    psi = make_psi()
+    K_psi, K = evaluate(
+        VSK(BASE_KERNELS[kernel](d + psi.q, ls), psi)(X), BASE_KERNELS[kernel](d, ls)(X)
+    )
+    return X, K, K_psi, psi
+
+
+@pytest.mark.parametrize("kernel", list(BASE_KERNELS))
+@pytest.mark.parametrize("psi_name", ["jump", "two_jumps", "corner", "disk", "weierstrass"])
+def test_largest_eigenvalue_of_the_vsk_matrix_is_smaller(kernel, psi_name):
+    """φ ≥ 0 and non-increasing: 0 ≤ K^Ψ ≤ K elementwise, so λ_max(K^Ψ) ≤ λ_max(K)."""
+    for seed in range(3):
+        _, K, K_psi, _ = _matrices(kernel, psi_name, 25, seed)
+        assert spectral_extremes(K_psi)[1] <= spectral_extremes(K)[1] * (1 + 1e-10)
+
+
+@pytest.mark.parametrize("psi_name", ["jump", "two_jumps", "corner", "disk", "weierstrass"])
+def test_smallest_eigenvalue_grows_for_the_gaussian_base(psi_name):
+    """Gaussian base: K^Ψ = K ∘ K_ψ (Schur), so λ_min(K^Ψ) ≥ λ_min(K), also with a nugget."""
+    for seed in range(5):
+        _, K, K_psi, _ = _matrices("ExpQuad", psi_name, 12, seed, ls=0.4)
+        assert spectral_extremes(K_psi)[0] >= spectral_extremes(K)[0] - 1e-13
+        nugget = 1e-3 * np.eye(len(K))
+        assert spectral_extremes(K_psi + nugget)[0] >= spectral_extremes(K + nugget)[0] - 1e-13
+
+
+def test_smallest_eigenvalue_bound_needs_its_hypothesis():
+    """For Matérn 1/2 the Schur argument is unavailable and the bound can fail."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = rng.integers(3, 15)
+        X = rng.uniform(0, 1, (n, 1))
+        P = rng.choice([0.0, 1.0], size=n) * rng.uniform(0.1, 2)
+        ls = rng.uniform(0.05, 1)
+        phi = ref.RADIAL["Matern12"]
+        K = ref.loop_kernel(phi, X, X, ls)
+        K_psi = ref.loop_kernel(phi, ref.lift(X, P), ref.lift(X, P), ls)
+        if spectral_extremes(K_psi)[0] < spectral_extremes(K)[0] - 1e-9:
+            return
+    pytest.fail("no counterexample found: the hypothesis may be unnecessary")
+
+
+@pytest.mark.parametrize("psi_name", ["jump", "corner", "weierstrass"])
+def test_power_function_lower_bounds_of_section_3_2(psi_name):
+    d, make_psi, _ = SCALINGS[psi_name]
+    X = inputs(d, 10, seed=7)
+    Xnew = inputs(d, 30, seed=8)
+    psi = make_psi()
+    base_psi = pm.gp.cov.ExpQuad(d + psi.q, ls=0.4)
+    base = pm.gp.cov.ExpQuad(d, ls=0.4)
+    vsk = VSK(base_psi, psi)
+    K_psi, k_psi, K, k = evaluate(vsk(X), vsk(X, Xnew), base(X), base(X, Xnew))
+    P2 = power_function(vsk, X, Xnew) ** 2
+    inner, outer = power_function_lower_bounds(K, k, np.ones(len(Xnew)), K_psi, k_psi)
+    assert np.all(P2 >= inner - 1e-10)
+    assert np.all(inner >= outer - 1e-10)
