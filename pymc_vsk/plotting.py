@@ -118,3 +118,21 @@ def metric_curves(
     axes[0, 0].legend(loc="best", fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def curves(
+    x: np.ndarray,
+    ys: Mapping[str, np.ndarray],
+    xlabel: str = "x",
+    title: str | None = None,
+) -> Figure:
+    """Several labelled curves over one axis (e.g. kernel basis functions, Figure 14)."""
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for label, y in ys.items():
+        ax.plot(x, y, label=label)
+    ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

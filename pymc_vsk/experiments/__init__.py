@@ -14,6 +14,10 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
     "table2": ("pymc_vsk.experiments.tables23", "Table 2: stationary vs VSK, MLE, jump, N = 27"),
     "table3": ("pymc_vsk.experiments.tables23", "Table 3: stationary vs VSK, MLE, jump, N = 81"),
     "figure4": ("pymc_vsk.experiments.figure4", "Figure 4: errors and std against N, MLE, jump"),
+    "figure13": (
+        "pymc_vsk.experiments.gibbs_vsk",
+        "Figures 13-14: VSK against the Gibbs/Paciorek kernel, exp(x) - cos(2 pi x)",
+    ),
 }
 
 
