@@ -22,6 +22,7 @@ import pymc as pm
 import pytensor.tensor as pt
 from pytensor.graph import Variable
 
+from pymc_vsk.memory import check_dense
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
 from pymc_vsk.validation import as_numeric, check_finite, check_inputs
 
@@ -195,6 +196,7 @@ class VSK(_Lifted):
 
     def full(self, X: Any, Xs: Any = None) -> Variable:
         """Covariance matrix k(X, Xs) (``Xs=None``: k(X, X)), shape (n, m)."""
+        _check_size(self, X, Xs)
         Z = self.lift(X, "X")
         Zs = None if Xs is None else self.lift(Xs, "Xs")
         return self._from_sq_dist(self.lifted_sq_dist(Z, Zs))
@@ -232,6 +234,7 @@ class LinearVSK(_Lifted):
 
     def full(self, X: Any, Xs: Any = None) -> Variable:
         """Gram matrix Ψ(X) Ψ(Xs)ᵀ, shape (n, m)."""
+        _check_size(self, X, Xs)
         Z = self.lift(X, "X")
         Zs = Z if Xs is None else self.lift(Xs, "Xs")
         return pt.dot(Z, Zs.T)
@@ -239,6 +242,13 @@ class LinearVSK(_Lifted):
     def diag(self, X: Any) -> Variable:
         """‖Ψ(x_i)‖², shape (n,)."""
         return pt.sum(pt.square(self.lift(X, "X")), axis=1)
+
+
+def _check_size(cov: pm.gp.cov.Covariance, X: Any, Xs: Any) -> None:
+    """Refuse a dense matrix above the memory limit (:mod:`pymc_vsk.memory`)."""
+    sizes = [as_numeric(v) for v in (X, X if Xs is None else Xs)]
+    if all(s is not None and np.ndim(s) == 2 for s in sizes):
+        check_dense(len(sizes[0]), len(sizes[1]), repr(cov))
 
 
 def kernel_from_sq_dist(cov_func: Stationary, r2: Variable) -> Variable:

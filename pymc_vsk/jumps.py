@@ -45,6 +45,7 @@ import scipy.special
 from pymc.distributions.shape_utils import change_dist_size
 
 from pymc_vsk.covariance import kernel_from_sq_dist
+from pymc_vsk.memory import check_dense
 from pymc_vsk.models import (
     _is_dist,
     _kernel_class,
@@ -291,6 +292,9 @@ class MarginalJumpGP:
                 "For jumps in d >= 2 use method='smooth' with a Disk or HalfPlane ψ."
             )
         self.gaps = Gaps.from_nodes(X_np[:, 0], lower, upper, cdf)
+        check_dense(
+            len(self.gaps) * len(X_np), len(X_np), f"MarginalJumpGP ({len(self.gaps)} gaps)"
+        )
         self.X, self.y, self.sigma, self.jitter, self.name = X, y, sigma, jitter, name
         logp_g = self._gap_logps()
         log_post = pt.as_tensor_variable(self.gaps.log_weights) + logp_g

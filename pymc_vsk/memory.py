@@ -1,0 +1,60 @@
+"""A guard against dense N × N work that would not fit in memory.
+
+Dense GP paths build N × M covariance matrices, and a log density with its gradient keeps
+several of them alive (the lifted squared distances, the kernel, its Cholesky factor, the
+inverse the gradient needs). Before building such a graph the covariances here estimate that
+memory and refuse, with an error that points to the approximations, when it exceeds a limit.
+
+The limit is 2 GiB by default; change it with :func:`set_memory_limit` or the environment
+variable ``PYMC_VSK_MEMORY_LIMIT`` (bytes, or with a suffix: ``8G``, ``512M``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["DENSE_COPIES", "check_dense", "get_memory_limit", "set_memory_limit"]
+
+#: N × M float64 arrays a dense log density and its gradient keep alive, per covariance.
+DENSE_COPIES = 8
+
+_limit: int | None = None
+
+
+def _parse(text: str) -> int:
+    match = re.fullmatch(r"\s*([0-9.]+)\s*([kKmMgGtT]?)i?[bB]?\s*", text)
+    if not match:
+        raise ValueError(
+            f"PYMC_VSK_MEMORY_LIMIT={text!r} is not a size; use bytes or e.g. '8G', '512M'."
+        )
+    value, unit = float(match.group(1)), match.group(2).upper()
+    return int(value * 1024 ** " KMGT".index(unit or " "))
+
+
+def get_memory_limit() -> int:
+    """The current limit in bytes."""
+    if _limit is not None:
+        return _limit
+    env = os.environ.get("PYMC_VSK_MEMORY_LIMIT")
+    return _parse(env) if env else 2 * 1024**3
+
+
+def set_memory_limit(limit: int | str | None) -> None:
+    """Set the limit in bytes (or a size string such as ``"8G"``); ``None`` restores the default."""
+    global _limit
+    _limit = None if limit is None else (_parse(limit) if isinstance(limit, str) else int(limit))
+
+
+def check_dense(n: int, m: int, what: str, copies: int = DENSE_COPIES) -> None:
+    """Raise ``MemoryError`` if ``copies`` dense n × m float64 arrays exceed the limit."""
+    need = int(n) * int(m) * 8 * copies
+    limit = get_memory_limit()
+    if need > limit:
+        raise MemoryError(
+            f"{what} needs dense {n} x {m} matrices: about {need / 1024**3:.1f} GiB for a log "
+            f"density and its gradient, above the limit of {limit / 1024**3:.1f} GiB. For many "
+            "points use an approximation: pm.gp.MarginalApprox (VFE/FITC) with inducing points "
+            "on both sides of each jump, or pymc_vsk.hsgp for a fixed ψ. To allow it anyway, "
+            "raise the limit: pymc_vsk.memory.set_memory_limit('16G') or PYMC_VSK_MEMORY_LIMIT."
+        )
