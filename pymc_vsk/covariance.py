@@ -201,6 +201,14 @@ class VSK(_Lifted):
         Zs = None if Xs is None else self.lift(Xs, "Xs")
         return self._from_sq_dist(self.lifted_sq_dist(Z, Zs))
 
+    def power_spectral_density(self, omega: Any) -> Variable:
+        """Not defined on x: a VSK is stationary only on the lifted inputs [x, ψ(x)]."""
+        raise NotImplementedError(
+            "A VSK is stationary on the lifted inputs [x, ψ(x)], not on x, so pm.gp.HSGP cannot "
+            "take it directly. Use pymc_vsk.hsgp.LiftedHSGP(m, psi, cov_func=base_kernel) for "
+            "a fixed ψ."
+        )
+
     def diag(self, X: Any) -> Variable:
         """Diagonal k(x_i, x_i) = k_base(0), shape (n,); ψ does not enter."""
         Xa = self._select(X, "X")

@@ -1,0 +1,164 @@
+r"""Hilbert-space GP approximation of a VSK with a fixed ψ, on the lifted inputs.
+
+A VSK is a stationary kernel on Ψ(x) = [x, ψ(x)] ∈ ℝ^{d+q} (eq. 13), so for a **fixed** ψ
+its Hilbert-space approximation (Solin and Särkkä 2020; Riutort-Mayol et al. 2023) is PyMC's
+``pm.gp.HSGP`` of the base kernel evaluated on the lifted inputs: f ≈ Φ(Ψ(x)) (√S ⊙ β) with
+Laplace eigenfunctions Φ on a box around the lifted data and the base kernel's spectral
+density S. Cost O(n m) per log density instead of O(n³), which is what lets a VSK GP take
+tens of thousands of points.
+
+HSGP fixes the centre and the box of its inputs when the prior is built. With a random ψ the
+lifted inputs move with ψ's parameters, so that box would be frozen at one draw and the
+approximation silently wrong: :class:`LiftedHSGP` refuses a random ψ (use
+``pm.gp.MarginalApprox`` with a :class:`~pymc_vsk.VSK`, or the dense VSK, there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+
+from pymc_vsk.scaling import as_scaling_function
+from pymc_vsk.validation import as_numeric, check_inputs
+
+__all__ = ["LiftedHSGP"]
+
+
+class LiftedHSGP(pm.gp.HSGP):
+    r"""``pm.gp.HSGP`` of a VSK with fixed ψ: the base kernel's HSGP on [x, ψ(x)].
+
+    Parameters
+    ----------
+    m : sequence of int
+        Basis functions per lifted coordinate (d + q entries). A jump ψ takes few values, so a
+        few (3–5) basis functions suffice for its coordinate.
+    psi : ScalingFunction or callable
+        A fixed scaling function (no random parameters).
+    cov_func : Covariance
+        The base kernel on the lifted inputs (``input_dim = d + q``), optionally scaled, e.g.
+        ``sigma_f**2 * pm.gp.cov.Matern52(2, ls=ls)``; it needs ``power_spectral_density``.
+    L, c : optional
+        Box half-widths or extension factor, as in ``pm.gp.HSGP`` (for the lifted inputs).
+    **kwargs
+        Passed to ``pm.gp.HSGP`` (``parametrization``, ``boundary``, ``mean_func`` ...).
+    """
+
+    def __init__(
+        self,
+        m: Sequence[int],
+        psi: Any,
+        cov_func: pm.gp.cov.Covariance,
+        L: Sequence[float] | None = None,
+        c: float | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.psi = as_scaling_function(psi)
+        if self.psi.is_random:
+            raise ValueError(
+                f"LiftedHSGP needs a fixed ψ, but {self.psi!r} has random parameters: HSGP fixes "
+                "the centre and box of the lifted inputs [x, ψ(x)] when the prior is built, so a "
+                "random ψ would be frozen at one draw. Use pm.gp.MarginalApprox (VFE/FITC) with "
+                "a pymc_vsk.VSK, or the dense VSK, for a random ψ."
+            )
+        self.d = cov_func.input_dim - self.psi.q
+        if self.d < 1:
+            raise ValueError(
+                f"cov_func acts on the lifted inputs of width d + q; with q = {self.psi.q} its "
+                f"input_dim = {cov_func.input_dim} leaves no room for x."
+            )
+        super().__init__(m=m, L=L, c=c, cov_func=cov_func, **kwargs)
+
+    def lift(self, X: Any) -> Any:
+        """Lifted inputs [X, ψ(X)]: a numpy array for numeric X, else a tensor."""
+        check_inputs(X, self.d, owner="LiftedHSGP")
+        value = as_numeric(X)
+        if value is not None:
+            value = np.asarray(value, dtype=float)
+            psi = self.psi.numpy(value).reshape(len(value), -1)
+            return np.hstack([value, psi])
+        X = pt.as_tensor_variable(X)
+        out = pt.as_tensor_variable(self.psi(X))
+        return pt.concatenate([X, out[:, None] if out.ndim == 1 else out], axis=1)
+
+    def prior_linearized(self, X: Any):
+        """Eigenfunctions Φ at the lifted ``X`` and √S, as ``pm.gp.HSGP.prior_linearized``."""
+        return super().prior_linearized(self.lift(X))
+
+    def _build_conditional(self, Xnew: Any):
+        return super()._build_conditional(self.lift(Xnew))
+
+
+class CollapsedLiftedHSGP(LiftedHSGP):
+    r"""A :class:`LiftedHSGP` with Gaussian noise whose basis weights are integrated out.
+
+    With f = Φ w, w ~ N(0, diag(s)) (s the base kernel's spectral density at the basis
+    frequencies, σ_f² included) and y = m + f + ε, ε ~ N(0, σ_n² I), the weights integrate out
+    exactly. With D = diag(√s), A = ΦᵀΦ, r = y − m, u = D Φᵀ r and B = I + D A D / σ_n²
+    (Woodbury and the matrix determinant lemma):
+
+    .. math::
+
+        \log p(y) = -\tfrac12\left(\frac{r^\top r}{\sigma_n^2}
+            - \frac{u^\top B^{-1} u}{\sigma_n^4} + \log\det B + n \log \sigma_n^2
+            + n \log 2\pi\right).
+
+    ΦᵀΦ, Φᵀy, Φᵀ1, Σy and yᵀy are computed once from the data (O(n M²)); each log density
+    and gradient then costs O(M³), independent of n, so NUTS samples only the
+    hyper-parameters and scales to tens of thousands of points.
+    """
+
+    def marginal_likelihood(
+        self, name: str, X: Any, y: Any, sigma: Any, mean: Any = 0.0
+    ) -> pt.TensorVariable:
+        """Add the collapsed likelihood of ``y`` as a potential ``name``; ``mean`` is a constant."""
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float)
+        check_inputs(X, self.d, owner="CollapsedLiftedHSGP")
+        if y.shape != (len(X),):
+            raise ValueError(f"y must have shape ({len(X)},); got {y.shape}.")
+        phi, sqrt_psd = self.prior_linearized(X)
+        phi = np.asarray(phi.eval())
+        self.X, self.y, self.sigma, self.mean = X, y, sigma, mean
+        self._stats = {
+            "A": phi.T @ phi,
+            "Phi_y": phi.T @ y,
+            "Phi_1": phi.sum(axis=0),
+            "sum_y": float(y.sum()),
+            "yy": float(y @ y),
+            "n": float(len(y)),
+        }
+        self._sqrt_psd = sqrt_psd
+        return pm.Potential(name, self._logp(sqrt_psd, sigma, mean))
+
+    def _posterior_pieces(self, sqrt_psd: Any, sigma: Any, mean: Any):
+        st = self._stats
+        s2 = pt.square(pt.as_tensor_variable(sigma))
+        D = pt.as_tensor_variable(sqrt_psd)
+        B = pt.eye(D.shape[0]) + D[:, None] * st["A"] * D[None, :] / s2
+        L = pt.linalg.cholesky(B)
+        u = D * (st["Phi_y"] - mean * st["Phi_1"])
+        v = pt.linalg.solve_triangular(L, u, lower=True)
+        return s2, L, u, v
+
+    def _logp(self, sqrt_psd: Any, sigma: Any, mean: Any) -> pt.TensorVariable:
+        st = self._stats
+        s2, L, _, v = self._posterior_pieces(sqrt_psd, sigma, mean)
+        rr = st["yy"] - 2.0 * mean * st["sum_y"] + st["n"] * pt.square(mean)
+        eye = pt.eye(L.shape[0])
+        logdet_B = 2.0 * pt.sum(pt.log(pt.sum(L * eye, axis=1)))
+        quad = rr / s2 - pt.sum(pt.square(v)) / pt.square(s2)
+        return -0.5 * (quad + logdet_B + st["n"] * pt.log(s2) + st["n"] * np.log(2 * np.pi))
+
+    def predict_moments(self, Xnew: Any) -> tuple[pt.TensorVariable, pt.TensorVariable]:
+        """Symbolic predictive mean and variance of f at ``Xnew`` (functions of the RVs)."""
+        s2, L, _, v = self._posterior_pieces(self._sqrt_psd, self.sigma, self.mean)
+        phi_new, _ = self.prior_linearized(np.asarray(Xnew, dtype=float))
+        G = pt.as_tensor_variable(np.asarray(phi_new.eval())) * self._sqrt_psd[None, :]
+        w = pt.linalg.solve_triangular(L.T, v, lower=False) / s2  # B⁻¹ u / σ²
+        mean = self.mean + G @ w
+        H = pt.linalg.solve_triangular(L, G.T, lower=True)
+        return mean, pt.sum(pt.square(H), axis=0)
