@@ -80,7 +80,32 @@ def psi_gradient(psi: Any, X: Any) -> Variable:
     return pt.stack(grads, axis=-1)
 
 
-class PaciorekSchervish(pm.gp.cov.Covariance):
+class _LocalScaleKernel(pm.gp.cov.Covariance):
+    """Shared parts of the Gibbs and Paciorek–Schervish kernels: checks, slicing, diagonal."""
+
+    def __init__(self, input_dim: int, field: Any, kernel: Any, active_dims: Any, what: str):
+        super().__init__(input_dim, active_dims)
+        if not callable(field):
+            raise TypeError(what)
+        self.base = _radial(kernel)
+
+    def _inputs(self, X: Any, Xs: Any) -> tuple[Variable, Variable]:
+        check_inputs(X, self.input_dim, owner=repr(self))
+        if Xs is not None:
+            check_inputs(Xs, self.input_dim, name="Xs", owner=repr(self))
+        X, Xs = self._slice(X, Xs)
+        return X, X if Xs is None else Xs
+
+    def diag(self, X: Any) -> Variable:
+        """k(x, x) = φ(0) (the prefactor is 1 on the diagonal)."""
+        X, _ = self._inputs(X, None)
+        return kernel_from_sq_dist(self.base, pt.zeros((X.shape[0],), dtype=X.dtype))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(input_dim={self.input_dim}, {type(self.base).__name__})"
+
+
+class PaciorekSchervish(_LocalScaleKernel):
     r"""Paciorek–Schervish covariance (eq. 11) with a matrix length-scale field Σ(x).
 
     Parameters
@@ -100,11 +125,9 @@ class PaciorekSchervish(pm.gp.cov.Covariance):
         kernel: Any = "expquad",
         active_dims: Any = None,
     ) -> None:
-        super().__init__(input_dim, active_dims)
-        if not callable(sigma_func):
-            raise TypeError("sigma_func must be callable: X (n, d) -> Σ (n, d, d).")
+        what = "sigma_func must be callable: X (n, d) -> Σ (n, d, d)."
+        super().__init__(input_dim, sigma_func, kernel, active_dims, what)
         self.sigma_func = sigma_func
-        self.base = _radial(kernel)
 
     @classmethod
     def from_psi(
@@ -130,11 +153,7 @@ class PaciorekSchervish(pm.gp.cov.Covariance):
         return S
 
     def full(self, X: Any, Xs: Any = None) -> Variable:
-        check_inputs(X, self.input_dim, owner=repr(self))
-        if Xs is not None:
-            check_inputs(Xs, self.input_dim, name="Xs", owner=repr(self))
-        X, Xs = self._slice(X, Xs)
-        Xs_ = X if Xs is None else Xs
+        X, Xs_ = self._inputs(X, Xs)
         S, Ss = self._sigma(X), self._sigma(Xs_)
         avg = 0.5 * (S[:, None] + Ss[None, :])  # (n, m, d, d)
         diff = X[:, None, :] - Xs_[None, :, :]  # (n, m, d)
@@ -143,16 +162,8 @@ class PaciorekSchervish(pm.gp.cov.Covariance):
         prefactor = pt.sqrt(pt.sqrt(_det(S, d)[:, None] * _det(Ss, d)[None, :]) / _det(avg, d))
         return prefactor * kernel_from_sq_dist(self.base, pt.maximum(Q, 0.0))
 
-    def diag(self, X: Any) -> Variable:
-        check_inputs(X, self.input_dim, owner=repr(self))
-        X, _ = self._slice(X, None)
-        return kernel_from_sq_dist(self.base, pt.zeros((X.shape[0],), dtype=X.dtype))
 
-    def __repr__(self) -> str:
-        return f"PaciorekSchervish(input_dim={self.input_dim}, {type(self.base).__name__})"
-
-
-class Gibbs(pm.gp.cov.Covariance):
+class Gibbs(_LocalScaleKernel):
     r"""Gibbs covariance (eq. 10) in d dimensions with a scalar length-scale field ℓ(x).
 
     Parameters
@@ -173,11 +184,9 @@ class Gibbs(pm.gp.cov.Covariance):
         kernel: Any = "expquad",
         active_dims: Any = None,
     ) -> None:
-        super().__init__(input_dim, active_dims)
-        if not callable(lengthscale_func):
-            raise TypeError("lengthscale_func must be callable: X (n, d) -> ℓ (n,).")
+        what = "lengthscale_func must be callable: X (n, d) -> ℓ (n,)."
+        super().__init__(input_dim, lengthscale_func, kernel, active_dims, what)
         self.lengthscale_func = lengthscale_func
-        self.base = _radial(kernel)
 
     @classmethod
     def from_psi(
@@ -197,25 +206,13 @@ class Gibbs(pm.gp.cov.Covariance):
         return out
 
     def full(self, X: Any, Xs: Any = None) -> Variable:
-        check_inputs(X, self.input_dim, owner=repr(self))
-        if Xs is not None:
-            check_inputs(Xs, self.input_dim, name="Xs", owner=repr(self))
-        X, Xs = self._slice(X, Xs)
-        Xs_ = X if Xs is None else Xs
+        X, Xs_ = self._inputs(X, Xs)
         lx = pt.as_tensor_variable(self.lengthscale_func(X))
         ls = pt.as_tensor_variable(self.lengthscale_func(Xs_))
         l2 = pt.square(lx)[:, None] + pt.square(ls)[None, :]
         r2 = pt.sum(pt.square(X[:, None, :] - Xs_[None, :, :]), axis=-1)
         prefactor = pt.power(2.0 * lx[:, None] * ls[None, :] / l2, 0.5 * self.n_dims)
         return prefactor * kernel_from_sq_dist(self.base, 2.0 * r2 / l2)
-
-    def diag(self, X: Any) -> Variable:
-        check_inputs(X, self.input_dim, owner=repr(self))
-        X, _ = self._slice(X, None)
-        return kernel_from_sq_dist(self.base, pt.zeros((X.shape[0],), dtype=X.dtype))
-
-    def __repr__(self) -> str:
-        return f"Gibbs(input_dim={self.input_dim}, {type(self.base).__name__})"
 
 
 # -- small batched linear algebra (closed forms for d <= 2) ---------------------------------
