@@ -1,4 +1,4 @@
-"""Figures in the paper's style: posterior bands and covariance matrices (matplotlib).
+"""Figures in the paper's style: posterior bands, covariance matrices, metric curves, 2-D maps.
 
 Every function returns a ``matplotlib.figure.Figure``; the caller saves or shows it. The
 non-interactive Agg backend is used unless a backend was chosen already.
@@ -14,9 +14,10 @@ if matplotlib.get_backend().lower() not in {"agg", "module://matplotlib_inline.b
     matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import LogNorm, Normalize
 from matplotlib.figure import Figure
 
-__all__ = ["covariance_matrices", "metric_curves", "posterior_bands"]
+__all__ = ["covariance_matrices", "field_maps", "metric_curves", "posterior_bands"]
 
 
 def posterior_bands(
@@ -136,3 +137,79 @@ def curves(
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def field_maps(
+    values: Mapping[str, Mapping[str, np.ndarray]],
+    shape: tuple[int, int],
+    extent: tuple[float, float, float, float],
+    rows: Mapping[str, str],
+    log: Sequence[str] = (),
+    points: np.ndarray | None = None,
+    cmaps: Mapping[str, str] | None = None,
+) -> Figure:
+    """Images of 2-D fields: one column per panel, one row per quantity (e.g. Figure 8).
+
+    Every row shares one colour scale and colour bar, so columns compare directly.
+
+    Parameters
+    ----------
+    values : dict of column title -> dict of row key -> array, shape (n1 * n2,)
+        Values on the tensor grid of :func:`pymc_vsk.targets.grid_nodes` (``x1`` varies
+        slowest). A missing row leaves that panel empty.
+    shape : (int, int)
+        Grid points along ``x1`` and ``x2``.
+    extent : (x1_min, x1_max, x2_min, x2_max)
+    rows : dict of row key -> label, in row order
+    log : sequence of str
+        Rows drawn on a logarithmic colour scale (non-positive values are shown at its minimum).
+    points : array, shape (N, 2), optional
+        Nodes, drawn on the first column.
+    cmaps : dict of row key -> colormap name, optional
+    """
+    names, keys = list(values), list(rows)
+    fig, axes = plt.subplots(
+        len(keys),
+        len(names),
+        figsize=(2.9 * len(names) + 1.0, 2.7 * len(keys)),
+        squeeze=False,
+        layout="constrained",
+    )
+    for r, key in enumerate(keys):
+        fields = [np.asarray(values[n][key], dtype=float) for n in names if key in values[n]]
+        norm = _shared_norm(fields, key in log)
+        image = None
+        for c, name in enumerate(names):
+            ax = axes[r, c]
+            if key not in values[name]:
+                ax.set_axis_off()
+                continue
+            field = np.asarray(values[name][key], dtype=float).reshape(shape)
+            if key in log:
+                field = np.clip(field, norm.vmin, None)
+            image = ax.imshow(
+                field.T,
+                origin="lower",
+                extent=extent,
+                norm=norm,
+                cmap=(cmaps or {}).get(key, "viridis"),
+                interpolation="nearest",
+            )
+            if points is not None and c == 0:
+                ax.plot(points[:, 0], points[:, 1], ".", color="w", ms=3.5, mec="k", mew=0.4)
+            ax.set_title(name if r == 0 else "", fontsize=10)
+            ax.set_xticks([])
+            ax.set_yticks([])
+        if image is not None:
+            fig.colorbar(image, ax=axes[r, :].tolist(), shrink=0.9, label=rows[key])
+    return fig
+
+
+def _shared_norm(fields: Sequence[np.ndarray], log: bool) -> Normalize:
+    """One colour scale for several fields; for a log scale, from the smallest positive value."""
+    vmax = max(float(np.max(f)) for f in fields)
+    if not log:
+        return Normalize(min(float(np.min(f)) for f in fields), vmax)
+    positive = [float(np.min(f[f > 0])) for f in fields if np.any(f > 0)]
+    vmin = min(positive) if positive else vmax * 1e-6
+    return LogNorm(max(vmin, vmax * 1e-12), vmax)

@@ -1,0 +1,532 @@
+r"""Figures 9–12 (Section 4.3): a target with a corner, stationary against VSK, MLE.
+
+The paper states the target, the nodes and the fitting (MLE), but not the kernel, the noise
+nor ψ; the choices below are ours and are printed with every run.
+
+* **Target** (:func:`pymc_vsk.targets.corner`) on Ω = [0, 1]:
+  f(x) = exp(−½(5(2x − 1) ∓ 0.5)²), − for x ≥ ½, + for x < ½. Since 5(2x − 1) = 10(x − ½),
+  f(x) = g(|x − ½|) with g(s) = exp(−½(10 s − ½)²): two Gaussian bumps of width 1/10 meeting
+  in a V-shaped kink at x0 = ½ (slopes ∓5 e^{−1/8} ≈ ∓4.4).
+* **Nodes**: N uniform nodes ``linspace(0, 1, N)``, the paper's N ∈ {11 + 20 j : j = 1, …, 39}
+  = {31, 51, …, 791} for Figure 9; for these N the corner x0 = ½ is always a node. Figures
+  10–12 use N = 21 (corner sampled) and N = 20 (corner not sampled).
+* **Noise**: y_i = f(x_i) + ε_i, ε_i ~ N(0, 0.02²) i.i.d. (2 % of the target's range [0, 1]:
+  the paper speaks of "treating the corner node as a noisy observation", so the models have a
+  fitted σ_n; the noise is small enough for the corner to stay visible above it). Seed s draws
+  ε with ``np.random.default_rng(s)``; K seeds, medians reported.
+* **Kernel**: Matérn C⁴ (``pm.gp.cov.Matern52``), as in the paper's other MLE comparison
+  (Section 4.1.2), with a constant mean (as MATLAB's ``fitrgp``).
+* **ψ**: :class:`pymc_vsk.scaling.Corner` with its defaults, ψ(x) =
+  A exp(−(sqrt((x − x0)² + ε²) − ε)/δ), x0 = ½, A = 1, δ = 0.1, ε = 10⁻³. The rationale,
+  fixed before any fit: f is a smooth function of (x, |x − x0|) and near x0 ψ is affine in
+  |x − x0|, so f is smooth on the lifted curve (x, ψ(x)); δ = 0.1 is the width of the
+  target's bumps (the region where the kink shapes f); A = 1 gives the ψ coordinate the range
+  of x on Ω = [0, 1], so an isotropic length scale weighs both lifted coordinates alike;
+  ε = 10⁻³ rounds the cusp of ψ below the smallest node spacing used (1/790). The local
+  length scale ℓ / sqrt(1 + ψ'(x)²) (Corollary 3.3) drops to about ℓ/10 at the corner and
+  returns to ℓ within a few δ.
+* **Fitting**: ℓ, σ_f, σ_n and the mean by maximum likelihood (flat priors,
+  :func:`pymc_vsk.fitting.fit_map`, several starts, best optimum), the stationary model being
+  the same model with ``psi=None``.
+* **Metrics** (Section 4): RMSE and maximum error of the posterior mean, average and maximum
+  predictive std over ``linspace(0, 1, 500)`` united with the nodes. The "std" of the checks
+  is the predictive std of y (noise included), as in Tables 2–3 (``fitrgp``'s ``ysd``,
+  NOTES.md); the latent std of f is reported beside it.
+
+For each seed the N = 21 and N = 20 fits come first (8 default starts each), then N runs
+upward through Figure 9's counts, every fit starting from the previous optimum plus
+4 default starts. Each kernel's model is built and compiled once and given new data of any
+size with :func:`pymc_vsk.set_data`.
+
+The paper's findings checked here: the VSK reconstructions are more accurate (lower median
+RMSE at most N), and the VSK is less uncertain than the stationary model when few data are
+given (lower median average std at most N ≤ 111, the first five counts, node spacing
+≥ 1/110). The paper's explanation — the stationary model needs more data to stop treating the
+sampled corner node as a noisy observation — shows in the fitted σ_n at N = 21, which is
+printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pymc_vsk import targets
+from pymc_vsk.blas import blas_threads
+from pymc_vsk.experiments.table1 import evaluation_grid
+from pymc_vsk.experiments.tables23 import Fit, length_scale_modes, positive_int
+from pymc_vsk.fitting import default_starts, fit_map
+from pymc_vsk.metrics import summarize
+from pymc_vsk.models import build_model, set_data
+from pymc_vsk.prediction import predict
+from pymc_vsk.scaling import Corner, ScalingFunction, numeric_value
+
+__all__ = [
+    "COLUMNS",
+    "FIGURE_NODES",
+    "KERNEL",
+    "MODELS",
+    "NOISE_STD",
+    "CornerFitter",
+    "CornerStudy",
+    "Example",
+    "compute",
+    "figures",
+    "format_summary",
+    "main",
+    "node_counts",
+    "noisy_observations",
+    "save",
+    "scaling_functions",
+]
+
+#: The paper's node counts for Figure 9: N = 11 + 20 j, j = 1, ..., 39.
+N_FIRST, N_STEP, N_LAST = 31, 20, 791
+#: Figures 10 and 11: the corner sampled (N = 21) and not sampled (N = 20).
+FIGURE_NODES = (21, 20)
+#: "Few data" for the uncertainty finding: the first five counts, N = 31, ..., 111.
+SMALL_N_MAX = 111
+#: Base kernel (Matérn C⁴), as in Section 4.1.2.
+KERNEL = "matern52"
+#: Standard deviation of the Gaussian observation noise.
+NOISE_STD = 0.02
+#: The two models compared, in the paper's column order.
+MODELS = ("stationary", "vsk")
+TITLES = {"stationary": "stationary Matérn C4", "vsk": "VSK Matérn C4"}
+#: Hyper-parameters reported (standard deviations).
+PARAMETERS = ("ls", "sigma_f", "sigma_n", "mean")
+#: Default starts per fit in the sweep (besides the previous N's optimum) and for N = 20, 21.
+N_STARTS = 4
+FIGURE_STARTS = 8
+#: Default number of noise seeds of the command.
+DEFAULT_SEEDS = 5
+
+#: Metric -> panel title of Figure 9, in panel order.
+METRICS: dict[str, str] = {
+    "rmse": "RMSE",
+    "max_error": "Maximum error",
+    "mean_std": "Average std (y)",
+    "max_std": "Maximum std (y)",
+    "mean_std_f": "Average std (f)",
+    "max_std_f": "Maximum std (f)",
+}
+#: Panels with a log-scale y axis.
+LOG_METRICS = ("rmse", "max_error", "mean_std", "max_std", "mean_std_f", "max_std_f")
+#: Columns of the CSVs besides kernel, N and seed.
+COLUMNS = (*PARAMETERS, *METRICS, "n_ls_modes")
+
+
+def node_counts(n_max: int = N_LAST) -> np.ndarray:
+    """N = 31, 51, ..., up to ``n_max`` (the paper's set for ``n_max = 791``)."""
+    if n_max < N_FIRST:
+        raise ValueError(f"n_max must be at least {N_FIRST}; got {n_max}.")
+    return np.arange(N_FIRST, n_max + 1, N_STEP)
+
+
+def scaling_functions() -> dict[str, ScalingFunction | None]:
+    """ψ of each model: none (stationary) and :class:`~pymc_vsk.scaling.Corner` at x0 = ½."""
+    return {"stationary": None, "vsk": Corner(x0=targets.JUMP_LOCATION)}
+
+
+def noisy_observations(X: np.ndarray, seed: int) -> np.ndarray:
+    """y = f(x) + ε, ε ~ N(0, 0.02²) i.i.d. drawn by ``np.random.default_rng(seed)``."""
+    return targets.corner(X) + NOISE_STD * np.random.default_rng(seed).standard_normal(len(X))
+
+
+def corner_is_node(X: np.ndarray) -> bool:
+    """Whether x0 = ½ is one of the nodes (to rounding)."""
+    return bool(np.any(np.isclose(X[:, 0], targets.JUMP_LOCATION, rtol=0.0, atol=1e-12)))
+
+
+class CornerFitter:
+    """Maximum-likelihood fits of one model of this section, compiled once.
+
+    Parameters
+    ----------
+    psi : ScalingFunction or None
+        ψ of the VSK; ``None`` for the stationary model.
+    X, y : array
+        Data to build the model with; later data sets of any size are swapped in.
+    """
+
+    def __init__(self, psi: Any, X: np.ndarray, y: np.ndarray) -> None:
+        self.psi = psi
+        self.model, self.gp = build_model(X, y, psi=psi, kernel=KERNEL, priors="flat")
+
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        grid: np.ndarray,
+        seed: int,
+        n_starts: int,
+        extra_starts: Sequence[Mapping[str, Any]] = (),
+    ) -> Fit:
+        """Fit to ``(X, y)`` from ``extra_starts`` and default starts; predict at ``grid``."""
+        set_data(self.model, X, y)
+        starts = [*extra_starts, *default_starts(self.model, n_starts, seed)]
+        result = fit_map(self.model, starts=starts, warn=False)
+        modes = length_scale_modes(result)
+        flags = [result.summary()] if len(modes) > 1 else []
+        params = {k: float(result.point[k]) for k in PARAMETERS}
+        prediction = predict(self.gp, grid, point=result.point, model=self.model)
+        return Fit(params, prediction, result.point, flags, modes)
+
+    def training_covariance(self, X: np.ndarray, point: Mapping[str, Any]) -> np.ndarray:
+        """σ_f² κ(X, X) at a fitted point: the training matrix of Figure 12 (noise excluded)."""
+        return numeric_value(self.gp.cov_func(X), point)
+
+
+def _scores(fit: Fit, truth: np.ndarray) -> dict[str, float]:
+    pred = fit.prediction
+    scores = summarize(pred.mean, pred.std_y, truth)
+    latent = summarize(pred.mean, pred.std_f, truth)
+    scores.update(mean_std_f=latent["mean_std"], max_std_f=latent["max_std"])
+    return {**fit.params, **scores, "n_ls_modes": len(fit.ls_modes or [])}
+
+
+@dataclass
+class Example:
+    """One data set of Figures 10–12 (first seed) and both models' fits.
+
+    Attributes
+    ----------
+    X, y : array, shapes (N, 1) and (N,)
+    grid : array, shape (M, 1)
+        Evaluation points.
+    fits : dict
+        Model -> :class:`~pymc_vsk.experiments.tables23.Fit` (prediction at ``grid``).
+    train_cov : dict
+        Model -> σ_f² κ(X, X) at the MLE, shape (N, N).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    grid: np.ndarray
+    fits: dict[str, Fit]
+    train_cov: dict[str, np.ndarray]
+
+    @property
+    def corner_sampled(self) -> bool:
+        return corner_is_node(self.X)
+
+
+@dataclass
+class CornerStudy:
+    """Figure 9's curves and the N = 21, 20 fits of Figures 10–12.
+
+    Attributes
+    ----------
+    n_nodes : array, shape (n,)
+        Figure 9's node counts.
+    figure_nodes : tuple of int
+        Node counts of Figures 10–12.
+    seeds : list of int
+    values : dict
+        Model -> column (see :data:`COLUMNS`) -> array, shape (n, k), over N and seeds.
+    figure_values : dict
+        The same for ``figure_nodes``, shape (len(figure_nodes), k).
+    examples : dict
+        N in ``figure_nodes`` -> :class:`Example` of the first seed.
+    seconds : float
+        Wall time, model building and compilation included.
+    n_models : int
+        Models built (and compiled) for the whole study.
+    """
+
+    n_nodes: np.ndarray
+    figure_nodes: tuple[int, ...]
+    seeds: list[int]
+    values: dict[str, dict[str, np.ndarray]]
+    figure_values: dict[str, dict[str, np.ndarray]]
+    examples: dict[int, Example]
+    seconds: float
+    n_models: int
+
+    def median(self, model: str, column: str) -> np.ndarray:
+        """Median over seeds along Figure 9's N, shape (n,)."""
+        return np.median(self.values[model][column], axis=1)
+
+    def figure_median(self, model: str, column: str) -> np.ndarray:
+        """Median over seeds at the N of Figures 10–12, shape (len(figure_nodes),)."""
+        return np.median(self.figure_values[model][column], axis=1)
+
+    def vsk_lower(self, column: str) -> np.ndarray:
+        """Where the VSK's median ``column`` is below the stationary one, shape (n,)."""
+        return self.median("vsk", column) < self.median("stationary", column)
+
+    @property
+    def small(self) -> np.ndarray:
+        """Mask of the "few data" node counts, N ≤ 111."""
+        return self.n_nodes <= SMALL_N_MAX
+
+    def checks(self) -> dict[str, bool]:
+        """The paper's findings: VSK more accurate, and less uncertain at small N."""
+        n = len(self.n_nodes)
+        better = int(self.vsk_lower("rmse").sum())
+        out = {f"VSK RMSE lower at most N ({better} of {n})": 2 * better > n}
+        m = int(self.small.sum())
+        if m:
+            calmer = int(self.vsk_lower("mean_std")[self.small].sum())
+            out[f"VSK average std lower at most small N ≤ {SMALL_N_MAX} ({calmer} of {m})"] = (
+                2 * calmer > m
+            )
+        return out
+
+
+def compute(
+    n_max: int = N_LAST,
+    seeds: int | Sequence[int] = DEFAULT_SEEDS,
+    *,
+    figure_nodes: Sequence[int] = FIGURE_NODES,
+    n_starts: int = N_STARTS,
+    figure_starts: int = FIGURE_STARTS,
+    blas_thread_limit: int | None = 1,
+) -> CornerStudy:
+    """Fit both models at N = 21, 20 and along Figure 9's N, for every noise seed.
+
+    Parameters
+    ----------
+    n_max : int, default 791
+        Largest N of the Figure 9 sweep (N = 31, 51, ..., ``n_max``).
+    seeds : int or sequence of int, default 5
+        Number of seeds (0, 1, ...) or the seeds themselves.
+    figure_nodes : sequence of int, default (21, 20)
+    n_starts : int, default 4
+        Default starts per sweep fit, besides the previous N's optimum.
+    figure_starts : int, default 8
+        Default starts per fit at ``figure_nodes``.
+    blas_thread_limit : int or None, default 1
+        See :func:`pymc_vsk.blas.blas_threads`.
+    """
+    ns = node_counts(n_max)
+    figure_nodes = tuple(int(n) for n in figure_nodes)
+    seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
+    if not seed_list:
+        raise ValueError("Need at least one noise seed.")
+
+    def empty(rows: int) -> dict[str, dict[str, np.ndarray]]:
+        return {m: {c: np.full((rows, len(seed_list)), np.nan) for c in COLUMNS} for m in MODELS}
+
+    values, figure_values = empty(len(ns)), empty(len(figure_nodes))
+    examples: dict[int, Example] = {}
+    start = time.perf_counter()
+    with blas_threads(blas_thread_limit):
+        X0 = targets.uniform_nodes(int(ns[0]))
+        y0 = noisy_observations(X0, seed_list[0])
+        fitters = {m: CornerFitter(psi, X0, y0) for m, psi in scaling_functions().items()}
+        for j, seed in enumerate(seed_list):
+            previous: dict[str, dict] = {}
+            for i, n in enumerate(figure_nodes):
+                X = targets.uniform_nodes(n)
+                y = noisy_observations(X, seed)
+                grid = evaluation_grid(X)
+                fits = {}
+                for model, fitter in fitters.items():
+                    fits[model] = fitter.fit(X, y, grid, seed, figure_starts)
+                    row = _scores(fits[model], targets.corner(grid))
+                    for column in COLUMNS:
+                        figure_values[model][column][i, j] = row[column]
+                if j == 0:
+                    covs = {m: fitters[m].training_covariance(X, f.point) for m, f in fits.items()}
+                    examples[n] = Example(X, y, grid, fits, covs)
+                previous = {m: _warm(f) for m, f in fits.items()}
+            for i, n in enumerate(ns):
+                X = targets.uniform_nodes(int(n))
+                y = noisy_observations(X, seed)
+                grid = evaluation_grid(X)
+                for model, fitter in fitters.items():
+                    warm = [previous[model]] if model in previous else []
+                    fit = fitter.fit(X, y, grid, seed, n_starts, extra_starts=warm)
+                    previous[model] = _warm(fit)
+                    row = _scores(fit, targets.corner(grid))
+                    for column in COLUMNS:
+                        values[model][column][i, j] = row[column]
+    return CornerStudy(
+        ns,
+        figure_nodes,
+        seed_list,
+        values,
+        figure_values,
+        examples,
+        time.perf_counter() - start,
+        len(fitters),
+    )
+
+
+def _warm(fit: Fit) -> dict[str, Any]:
+    return {k: fit.point[k] for k in PARAMETERS}
+
+
+# -- output -----------------------------------------------------------------------------------
+def describe_setup(k: int) -> str:
+    """The choices the paper leaves open, as printed by the command."""
+    psi = scaling_functions()["vsk"]
+    return (
+        f"Section 4.3, corner at x0 = {targets.JUMP_LOCATION}: uniform nodes on [0, 1], "
+        f"Matérn C4 (Matern52) with a constant mean, noise std {NOISE_STD}, MLE (flat priors, "
+        f"multi-start fit_map), {k} noise seed(s), medians over seeds\n"
+        f"VSK ψ = {psi!r}: ψ(x) = A exp(-(sqrt((x - x0)² + ε²) - ε)/δ); δ = 0.1 is the width "
+        "of the target's bumps, A = 1 the range of x (our choice; the paper gives no ψ)\n"
+        "std = predictive std of y (noise included); std_f = latent std of f"
+    )
+
+
+def format_summary(study: CornerStudy) -> str:
+    """N = 21/20 medians, Figure 9 medians at a few N, the paper's findings and the time."""
+    ns, k = study.n_nodes, len(study.seeds)
+    lines = [describe_setup(k), ""]
+    head = f"{'N':>5} {'corner':>7} {'model':>11}" + "".join(
+        f"{c:>11}" for c in ("ls", "sigma_n", "rmse", "max_error", "mean_std", "mean_std_f")
+    )
+    lines += ["Figures 10–12 (medians over seeds):", head]
+    for i, n in enumerate(study.figure_nodes):
+        sampled = "node" if corner_is_node(targets.uniform_nodes(n)) else "no node"
+        for model in MODELS:
+            cells = "".join(
+                f"{study.figure_median(model, c)[i]:>11.3e}"
+                for c in ("ls", "sigma_n", "rmse", "max_error", "mean_std", "mean_std_f")
+            )
+            lines.append(f"{n:>5} {sampled:>7} {model:>11}{cells}")
+    picks = sorted({0, 1, 2, 4, len(ns) // 4, len(ns) // 2, len(ns) - 1} & set(range(len(ns))))
+    cols = ("rmse", "mean_std", "mean_std_f")
+    head = f"{'N':>5}" + "".join(f"{m[:4] + ' ' + c:>17}" for c in cols for m in MODELS)
+    lines += ["", f"Figure 9: N = {ns[0]}, {ns[0] + N_STEP}, …, {ns[-1]} (medians over seeds):"]
+    lines.append(head)
+    for i in picks:
+        cells = "".join(f"{study.median(m, c)[i]:>17.3e}" for c in cols for m in MODELS)
+        lines.append(f"{ns[i]:>5}{cells}")
+    ratio = study.median("vsk", "rmse") / study.median("stationary", "rmse")
+    lines.append(
+        f"RMSE ratio VSK/stationary (medians): {ratio.min():.2f}–{ratio.max():.2f} over N, "
+        f"{ratio[0]:.2f} at N = {ns[0]}, {ratio[-1]:.2f} at N = {ns[-1]}"
+    )
+    std_ratio = study.median("vsk", "mean_std") / study.median("stationary", "mean_std")
+    lines.append(
+        f"average std ratio VSK/stationary: {std_ratio[0]:.2f} at N = {ns[0]}, "
+        f"{std_ratio[-1]:.2f} at N = {ns[-1]}; VSK lower at "
+        f"{int(study.vsk_lower('mean_std').sum())} of {len(ns)} N"
+    )
+    for name, ok in study.checks().items():
+        lines.append(f"paper's finding: {name}: {'yes' if ok else 'NO'}")
+    n_fits = (len(ns) + len(study.figure_nodes)) * k * study.n_models
+    lines.append(
+        f"{study.n_models} models built, each compiled once; {n_fits} fits in {study.seconds:.1f} s"
+    )
+    return "\n".join(lines)
+
+
+def figures(study: CornerStudy) -> dict[str, Any]:
+    """Figures 9–12 as matplotlib figures, by file stem.
+
+    ``figure9``: the six metric curves against N (median and 10–90 % band over seeds);
+    ``figure10_N21`` / ``figure11_N20``: posterior mean ± 2 std of y for the first seed (the
+    number follows whether the corner is a node); ``figure12_N21`` / ``figure12_N20``: the
+    training matrices σ_f² κ(X, X) at the MLE.
+    """
+    from pymc_vsk import plotting
+
+    out = {
+        "figure9": plotting.metric_curves(
+            study.n_nodes, study.values, METRICS, log=LOG_METRICS, titles=TITLES, ncols=3
+        )
+    }
+    for n, example in study.examples.items():
+        number = 10 if example.corner_sampled else 11
+        titles = {m: f"{TITLES[m]}, N = {n}" for m in MODELS}
+        fig = plotting.posterior_bands(
+            example.grid[:, 0],
+            {m: example.fits[m].prediction.mean for m in MODELS},
+            {m: example.fits[m].prediction.std_y for m in MODELS},
+            example.X[:, 0],
+            example.y,
+            truth=targets.corner(example.grid),
+            titles=titles,
+        )
+        for ax in fig.axes:
+            ax.axvline(targets.JUMP_LOCATION, color="0.6", lw=0.6, ls=":")
+        out[f"figure{number}_N{n}"] = fig
+        out[f"figure12_N{n}"] = plotting.covariance_matrices(example.train_cov, titles=titles)
+    return out
+
+
+def save(study: CornerStudy, out: Path) -> list[Path]:
+    """Write ``figure9.csv``, ``figures10-11.csv`` and the PNGs of :func:`figures` to ``out``."""
+    import matplotlib.pyplot as plt
+
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [
+        _write_csv(out / "figure9.csv", study.n_nodes, study.values, study.seeds),
+        _write_csv(out / "figures10-11.csv", study.figure_nodes, study.figure_values, study.seeds),
+    ]
+    for stem, fig in figures(study).items():
+        paths.append(out / f"{stem}.png")
+        fig.savefig(paths[-1], dpi=120, bbox_inches="tight")
+        plt.close(fig)
+    return paths
+
+
+def _write_csv(
+    path: Path,
+    n_nodes: Sequence[int],
+    values: Mapping[str, Mapping[str, np.ndarray]],
+    seeds: Sequence[int],
+) -> Path:
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["kernel", "N", "seed", *COLUMNS])
+        for model in MODELS:
+            for i, n in enumerate(n_nodes):
+                for j, seed in enumerate(seeds):
+                    cells = [_csv_cell(c, values[model][c][i, j]) for c in COLUMNS]
+                    writer.writerow([model, int(n), seed, *cells])
+    return path
+
+
+def _csv_cell(column: str, value: float) -> str:
+    return str(int(value)) if column == "n_ls_modes" else f"{value:.6g}"
+
+
+# -- command line -----------------------------------------------------------------------------
+def _n_max(text: str) -> int:
+    """argparse type: the largest N, at least the first node count."""
+    value = positive_int(text)
+    if value < N_FIRST:
+        raise argparse.ArgumentTypeError(f"must be at least {N_FIRST}, got {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--out", metavar="DIR", type=Path, default=Path("out/figure9"), help="output directory"
+    )
+    parser.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=DEFAULT_SEEDS,
+        metavar="K",
+        help=f"noise seeds 0..K-1 (default {DEFAULT_SEEDS})",
+    )
+    parser.add_argument(
+        "--n-max",
+        type=_n_max,
+        default=N_LAST,
+        metavar="N",
+        help=f"largest N (default {N_LAST}); N runs {N_FIRST}, {N_FIRST + N_STEP}, …",
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the study, save CSVs and figures; exit status 1 if a paper's finding fails."""
+    study = compute(args.n_max, args.seeds)
+    print(format_summary(study))
+    for path in save(study, args.out):
+        print(f"saved {path}")
+    return 0 if all(study.checks().values()) else 1
