@@ -60,8 +60,9 @@ import numpy as np
 
 from pymc_vsk import targets
 from pymc_vsk.blas import blas_threads
+from pymc_vsk.experiments.arguments import csv_cell, int_in, positive_int
 from pymc_vsk.experiments.table1 import evaluation_grid
-from pymc_vsk.experiments.tables23 import Fit, length_scale_modes, positive_int
+from pymc_vsk.experiments.tables23 import Fit, length_scale_modes
 from pymc_vsk.fitting import default_starts, fit_map
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model, set_data
@@ -485,22 +486,9 @@ def _write_csv(
         for model in MODELS:
             for i, n in enumerate(n_nodes):
                 for j, seed in enumerate(seeds):
-                    cells = [_csv_cell(c, values[model][c][i, j]) for c in COLUMNS]
+                    cells = [csv_cell(c, values[model][c][i, j]) for c in COLUMNS]
                     writer.writerow([model, int(n), seed, *cells])
     return path
-
-
-def _csv_cell(column: str, value: float) -> str:
-    return str(int(value)) if column == "n_ls_modes" else f"{value:.6g}"
-
-
-# -- command line -----------------------------------------------------------------------------
-def _n_max(text: str) -> int:
-    """argparse type: the largest N, at least the first node count."""
-    value = positive_int(text)
-    if value < N_FIRST:
-        raise argparse.ArgumentTypeError(f"must be at least {N_FIRST}, got {value}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -516,7 +504,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--n-max",
-        type=_n_max,
+        type=int_in(N_FIRST),
         default=N_LAST,
         metavar="N",
         help=f"largest N (default {N_LAST}); N runs {N_FIRST}, {N_FIRST + N_STEP}, …",

@@ -32,6 +32,7 @@ import numpy as np
 
 from pymc_vsk import targets
 from pymc_vsk.blas import blas_threads
+from pymc_vsk.experiments.arguments import csv_cell, int_in, positive_int
 from pymc_vsk.experiments.table1 import evaluation_grid
 from pymc_vsk.experiments.tables23 import (
     MODELS,
@@ -39,7 +40,6 @@ from pymc_vsk.experiments.tables23 import (
     PARAMETERS,
     MleFitter,
     noisy_observations,
-    positive_int,
     scaling_functions,
 )
 from pymc_vsk.metrics import summarize
@@ -213,7 +213,7 @@ def save(sweep: Sweep, out: Path) -> list[Path]:
         for model in MODELS:
             for i, n in enumerate(sweep.n_nodes):
                 for j, seed in enumerate(sweep.seeds):
-                    cells = [_csv_cell(c, sweep.values[model][c][i, j]) for c in COLUMNS]
+                    cells = [csv_cell(c, sweep.values[model][c][i, j]) for c in COLUMNS]
                     writer.writerow([model, int(n), seed, *cells])
     fig = plotting.metric_curves(
         sweep.n_nodes,
@@ -226,18 +226,6 @@ def save(sweep: Sweep, out: Path) -> list[Path]:
     return [csv_path, png_path]
 
 
-def _csv_cell(column: str, value: float) -> str:
-    return str(int(value)) if column == "n_ls_modes" else f"{value:.6g}"
-
-
-def _n_max(text: str) -> int:
-    """argparse type: the largest N, at least the first node count."""
-    value = positive_int(text)
-    if value < N_FIRST:
-        raise argparse.ArgumentTypeError(f"must be at least {N_FIRST}, got {value}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", metavar="DIR", type=Path, default=Path("out/figure4"), help="output directory"
@@ -247,7 +235,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--n-max",
-        type=_n_max,
+        type=int_in(N_FIRST),
         default=N_LAST,
         metavar="N",
         help=f"largest N (default {N_LAST}); N runs {N_FIRST}, {N_FIRST + N_STEP}, …",

@@ -33,6 +33,7 @@ import numpy as np
 import pymc as pm
 
 from pymc_vsk import targets
+from pymc_vsk.experiments.arguments import positive_int
 from pymc_vsk.fitting import fit_map
 from pymc_vsk.gibbs import Gibbs
 from pymc_vsk.metrics import summarize
@@ -243,15 +244,8 @@ def save_figures(study: Study, out: Path) -> list[Path]:
     return paths
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer; got {text}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seeds", type=_positive_int, default=5, help="noise seeds (default 5)")
+    parser.add_argument("--seeds", type=positive_int, default=5, help="noise seeds (default 5)")
     parser.add_argument("--out", type=Path, help="save Figures 13 and 14 in this directory")
 
 

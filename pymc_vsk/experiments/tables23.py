@@ -44,6 +44,7 @@ import pymc as pm
 from pymc_vsk import targets
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import diagnose
+from pymc_vsk.experiments.arguments import positive_int
 from pymc_vsk.experiments.table1 import evaluation_grid
 from pymc_vsk.fitting import MapResult, default_starts, fit_map
 from pymc_vsk.metrics import summarize
@@ -558,17 +559,6 @@ def save_plot(study: Study, out: Path, name: str) -> Path:
 
 
 # -- command line -----------------------------------------------------------------------------
-def positive_int(text: str) -> int:
-    """argparse type: an integer ≥ 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seeds",

@@ -93,7 +93,7 @@ from pytensor.graph import Variable
 
 from pymc_vsk import targets
 from pymc_vsk.blas import blas_threads
-from pymc_vsk.experiments.tables23 import positive_int
+from pymc_vsk.experiments.arguments import int_in
 from pymc_vsk.fitting import compiled_objective, default_starts, fit_map
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model
@@ -545,24 +545,6 @@ def figure8_maps(
 
 
 # -- command line -----------------------------------------------------------------------------
-def _k_vsk(text: str) -> int:
-    """argparse type: an integer in 0..12."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if not 0 <= value <= K_TARGET:
-        raise argparse.ArgumentTypeError(f"must be in 0..{K_TARGET}, got {value}")
-    return value
-
-
-def _at_least_4(text: str) -> int:
-    value = positive_int(text)
-    if value < 4:
-        raise argparse.ArgumentTypeError(f"must be at least 4, got {value}")
-    return value
-
-
 class _DomainAction(argparse.Action):
     """Store ``--domain LOW HIGH``, rejecting LOW >= HIGH."""
 
@@ -579,14 +561,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--n-nodes",
-        type=_at_least_4,
+        type=int_in(4),
         default=N_NODES,
         metavar="N",
         help=f"number of 2-D Halton nodes (default {N_NODES})",
     )
     parser.add_argument(
         "--k-vsk",
-        type=_k_vsk,
+        type=int_in(0, K_TARGET),
         nargs="+",
         default=list(K_VALUES),
         metavar="K",
@@ -594,7 +576,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--grid",
-        type=_at_least_4,
+        type=int_in(4),
         default=GRID_SIZE,
         metavar="M",
         help=f"evaluation grid of M x M points (default {GRID_SIZE})",

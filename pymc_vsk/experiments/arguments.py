@@ -1,0 +1,35 @@
+"""argparse types and small output helpers shared by the experiment commands."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+__all__ = ["csv_cell", "int_in", "positive_int"]
+
+
+def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type accepting integers in [low, high] (no upper bound when ``high`` is None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            kind = "a positive integer" if (low, high) == (1, None) else "an integer"
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"in {low}..{high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+
+    parse.__name__ = f"int_in_{low}_{high}"
+    return parse
+
+
+#: argparse type: an integer ≥ 1.
+positive_int = int_in(1)
+
+
+def csv_cell(column: str, value: float) -> str:
+    """A CSV cell: counts (``n_*`` columns) as integers, everything else to 6 digits."""
+    return str(int(value)) if column.startswith("n_") else f"{value:.6g}"
