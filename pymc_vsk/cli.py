@@ -1,4 +1,4 @@
-"""Command-line interface: ``pymc-vsk reproduce <experiment>``.
+"""Command-line interface: ``pymc-vsk reproduce <experiment>`` and ``pymc-vsk detect-jumps``.
 
 Experiment modules are imported only when their command runs, so ``--help`` is fast.
 """
@@ -9,13 +9,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from pymc_vsk import detect
 from pymc_vsk.experiments import EXPERIMENTS, load
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with one ``reproduce`` sub-command per experiment."""
+    """The argument parser: one ``reproduce`` sub-command per experiment, and ``detect-jumps``."""
     parser = argparse.ArgumentParser(
         prog="pymc-vsk",
         description="Variably scaled kernels for Gaussian-process regression in PyMC.",
@@ -26,6 +27,11 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (_, description) in EXPERIMENTS.items():
         sub = experiments.add_parser(name, help=description, description=description)
         load(name).add_arguments(sub)
+    description = "Fit a VSK GP with random jump locations to two columns of a CSV file."
+    jumps = commands.add_parser(
+        "detect-jumps", help=description.lower().rstrip("."), description=description
+    )
+    detect.add_arguments(jumps)
     return parser
 
 
@@ -34,6 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "reproduce":
         return load(args.experiment).main(args)
+    if args.command == "detect-jumps":
+        return detect.main(args)
     raise AssertionError(f"unhandled command {args.command!r}")  # argparse rejects others
 
 

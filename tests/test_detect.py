@@ -1,0 +1,274 @@
+"""``pymc-vsk detect-jumps``: clear errors for bad CSV files; a small run finds the jump."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from pymc_vsk.cli import main
+from pymc_vsk.detect import InputError, default_location_range, read_xy
+
+GOOD = "t,v,note\n0.3,1.5,a\n0.1,1.0,b\n0.2,1.2,c\n0.6,3.0,d\n0.5,2.9,e\n0.4,3.1,f\n"
+
+
+def write(tmp_path, text: str, name: str = "data.csv", encoding: str = "utf-8"):
+    path = tmp_path / name
+    path.write_text(text, encoding=encoding)
+    return path
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(["detect-jumps", *map(str, argv)])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def assert_input_error(capsys, argv, *patterns: str) -> str:
+    """The CLI exits with status 2, prints nothing on stdout and each pattern on stderr."""
+    status, out, err = run_cli(capsys, *argv)
+    assert status == 2
+    assert out == ""
+    assert err.startswith("pymc-vsk detect-jumps: error: ")
+    for pattern in patterns:
+        assert re.search(pattern, err), (pattern, err)
+    return err
+
+
+# -- reading ----------------------------------------------------------------------------------
+def test_read_xy_sorts_by_x_and_ignores_other_columns_blank_lines_and_a_bom(tmp_path):
+    text = "\ufeff" + GOOD.replace("0.6,3.0,d\n", "\n0.6,3.0,d\n\n")
+    x, y = read_xy(write(tmp_path, text), "t", "v")
+    np.testing.assert_array_equal(x, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    np.testing.assert_array_equal(y, [1.0, 1.2, 1.5, 3.1, 2.9, 3.0])
+
+
+def test_read_xy_keeps_repeated_x_values_in_file_order(tmp_path):
+    x, y = read_xy(write(tmp_path, "x,y\n2,5\n1,1\n2,6\n1,2\n3,7\n0,0\n"), "x", "y")
+    np.testing.assert_array_equal(x, [0, 1, 1, 2, 2, 3])
+    np.testing.assert_array_equal(y, [0, 1, 2, 5, 6, 7])
+
+
+def test_default_location_range_is_the_inner_80_percent():
+    assert default_location_range(np.array([3.0, 1.0, 11.0])) == pytest.approx((2.0, 10.0))
+
+
+# -- errors through the command line ------------------------------------------------------------
+def test_missing_file(tmp_path, capsys):
+    assert_input_error(
+        capsys, [tmp_path / "nope.csv", "--x", "t", "--y", "v"], r"nope\.csv: no such file"
+    )
+
+
+def test_directory_instead_of_a_file(tmp_path, capsys):
+    assert_input_error(capsys, [tmp_path, "--x", "t", "--y", "v"], "is a directory")
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"], ids=["empty", "blank-lines"])
+def test_empty_file(tmp_path, capsys, text):
+    assert_input_error(
+        capsys, [write(tmp_path, text), "--x", "t", "--y", "v"], "is empty", "header row"
+    )
+
+
+def test_file_that_is_not_text(tmp_path, capsys):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"t,v\n\xff\xfe\x00\x01,2\n")
+    assert_input_error(capsys, [path, "--x", "t", "--y", "v"], "not UTF-8 text", "export it")
+
+
+def test_no_header_row(tmp_path, capsys):
+    assert_input_error(
+        capsys,
+        [write(tmp_path, "0.1,1.0\n0.2,1.2\n"), "--x", "t", "--y", "v"],
+        r"first row \(line 1\) holds numbers, not column names",
+        "add a header row",
+    )
+
+
+@pytest.mark.parametrize(
+    "row, fields", [("0.7,3.3\n", 2), ("0.7,3.3,g,extra\n", 4)], ids=["short", "long"]
+)
+def test_ragged_row_names_its_line(tmp_path, capsys, row, fields):
+    text = GOOD.replace("0.5,2.9,e\n", row)
+    assert_input_error(
+        capsys,
+        [write(tmp_path, text), "--x", "t", "--y", "v"],
+        rf"line 6: {fields} field\(s\) but the header has 3",
+        "missing or extra commas",
+    )
+
+
+def test_malformed_quoting_names_its_line(tmp_path, capsys):
+    text = GOOD.replace("0.2,1.2,c\n", '0.2,"1.2"x,c\n')
+    assert_input_error(
+        capsys,
+        [write(tmp_path, text), "--x", "t", "--y", "v"],
+        r"line 4: malformed CSV",
+        "quoting",
+    )
+
+
+def test_missing_column_lists_the_available_ones(tmp_path, capsys):
+    assert_input_error(
+        capsys,
+        [write(tmp_path, GOOD), "--x", "t", "--y", "value"],
+        r"no column 'value' \(--y\); its columns are: 't', 'v', 'note'",
+    )
+
+
+def test_missing_column_suggests_a_close_name(tmp_path, capsys):
+    assert_input_error(
+        capsys, [write(tmp_path, GOOD), "--x", "T", "--y", "v"], r"Did you mean 't'\?"
+    )
+
+
+def test_semicolon_separated_file_gets_a_hint(tmp_path, capsys):
+    text = GOOD.replace(",", ";")
+    assert_input_error(
+        capsys,
+        [write(tmp_path, text), "--x", "t", "--y", "v"],
+        "its columns are: 't;v;note'",
+        "separated by something other than commas",
+    )
+
+
+def test_duplicate_column_name(tmp_path, capsys):
+    text = GOOD.replace("t,v,note", "t,v,v")
+    assert_input_error(
+        capsys,
+        [write(tmp_path, text), "--x", "t", "--y", "v"],
+        "'v' appears 2 times.*so that --y names one column",
+    )
+
+
+def test_same_column_for_x_and_y(tmp_path, capsys):
+    assert_input_error(capsys, [write(tmp_path, GOOD), "--x", "t", "--y", "t"], "same column")
+
+
+@pytest.mark.parametrize(
+    "cell, pattern",
+    [
+        ("abc", r"'abc' is not a number"),
+        ("1,5", None),  # an unquoted decimal comma makes the row ragged
+        ('"1,5"', r"'1,5' is not a number"),
+        ("3.1 m", r"'3.1 m' is not a number"),
+        ("", "an empty cell"),
+        ("NA", "the missing-value marker 'NA'"),
+        ("nan", "the missing-value marker 'nan'"),
+        ("inf", "'inf' is not finite"),
+    ],
+)
+def test_bad_value_names_line_and_column(tmp_path, capsys, cell, pattern):
+    text = GOOD.replace("0.4,3.1,f", f"0.4,{cell},f")
+    patterns = [r"line 7, column 'v'", pattern] if pattern else [r"line 7: 4 field\(s\)"]
+    assert_input_error(capsys, [write(tmp_path, text), "--x", "t", "--y", "v"], *patterns)
+
+
+def test_too_few_rows_for_the_number_of_jumps(tmp_path, capsys):
+    path = write(tmp_path, GOOD)
+    assert_input_error(
+        capsys,
+        [path, "--x", "t", "--y", "v", "--jumps", "2"],
+        r"has 6 data row\(s\); at least 9 are needed",
+    )
+    assert_input_error(
+        capsys, [write(tmp_path, "t,v\n", "h.csv"), "--x", "t", "--y", "v"], "0 data"
+    )
+
+
+def test_constant_x(tmp_path, capsys):
+    text = "t,v\n" + "".join(f"1.0,{i}\n" for i in range(8))
+    assert_input_error(
+        capsys, [write(tmp_path, text), "--x", "t", "--y", "v"], "single distinct value"
+    )
+
+
+def test_location_range_without_nodes_or_reversed(tmp_path, capsys):
+    path = write(tmp_path, GOOD)
+    assert_input_error(
+        capsys,
+        [path, "--x", "t", "--y", "v", "--lower", "0.9", "--upper", "0.2"],
+        "--lower must be below --upper",
+    )
+    assert_input_error(
+        capsys,
+        [path, "--x", "t", "--y", "v", "--lower", "0.31", "--upper", "0.39"],
+        r"0 distinct x value\(s\) lie inside the location range",
+        "widen",
+    )
+
+
+def test_marginal_method_takes_one_jump(tmp_path, capsys):
+    text = "t,v\n" + "".join(f"{i},{i % 3}\n" for i in range(12))
+    assert_input_error(
+        capsys,
+        [write(tmp_path, text), "--x", "t", "--y", "v", "--jumps", "2", "--method", "marginal"],
+        "--method marginal handles one jump",
+    )
+
+
+@pytest.mark.parametrize(
+    "flag, value", [("--draws", "0"), ("--jumps", "two"), ("--lower", "nan"), ("--method", "x")]
+)
+def test_bad_arguments_are_rejected_by_argparse(tmp_path, capsys, flag, value):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["detect-jumps", str(write(tmp_path, GOOD)), "--x", "t", "--y", "v", flag, value])
+    assert exit_info.value.code == 2
+    assert flag in capsys.readouterr().err
+
+
+def test_console_script_reports_errors_with_exit_status_2(tmp_path):
+    """The installed entry point (``python -m pymc_vsk``) prints the error on stderr."""
+    argv = ["detect-jumps", str(tmp_path / "x.csv"), "--x", "a", "--y", "b"]
+    result = subprocess.run(
+        [sys.executable, "-m", "pymc_vsk", *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "x.csv: no such file" in result.stderr
+
+
+# -- a successful run ----------------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["smooth", pytest.param("marginal", marks=pytest.mark.slow)])
+def test_detects_the_jump_in_a_synthetic_csv(tmp_path, capsys, method):
+    """A jump of 2 between x = 0.43 and 0.48 against noise 0.1: the credible gaps contain it.
+
+    Each run compiles and samples a model (about a minute); the marginal method's run is
+    marked slow.
+    """
+    rng = np.random.default_rng(7)
+    n = 22
+    x = np.sort(rng.uniform(0.0, 1.0, n))
+    x[np.argmin(np.abs(x - 0.43))], x[np.argmin(np.abs(x - 0.48))] = 0.43, 0.48
+    x = np.sort(x)
+    y = 0.3 * np.sin(4 * x) + 2.0 * (x > 0.45) + 0.1 * rng.normal(size=n)
+    order = rng.permutation(n)  # the file need not be sorted
+    rows = "".join(f"{x[i]:.17g},{y[i]:.17g}\n" for i in order)
+    path = write(tmp_path, "position,signal\n" + rows)
+    plot = tmp_path / "figs" / "jumps.png"
+    status, out, _ = run_cli(
+        capsys,
+        path,
+        *("--x", "position", "--y", "signal", "--method", method),
+        *("--draws", "150", "--chains", "2", "--seed", "3", "--plot", plot),
+    )
+    assert status == 0
+    assert f"{n} observations" in out and "diagnostics:" in out and "r_hat" in out
+    match = re.search(r"jump 1: location: .* credible gaps span \[([-\d.e]+), ([-\d.e]+)\]", out)
+    assert match, out
+    lo, hi = map(float, match.groups())
+    assert lo <= 0.43 and 0.48 <= hi, out  # the true gap (0.43, 0.48] is in the credible set
+    assert hi - lo < 0.3, out  # and the set is local
+    assert plot.stat().st_size > 0
+
+
+def test_input_error_is_a_value_error():
+    assert issubclass(InputError, ValueError)
