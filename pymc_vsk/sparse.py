@@ -1,0 +1,167 @@
+r"""Inducing points for sparse VSK GPs: ``pm.gp.MarginalApprox`` (VFE, FITC, DTC) with a VSK.
+
+A :class:`~pymc_vsk.VSK` is an ordinary PyMC covariance, so PyMC's sparse approximations take
+it as they are: with m inducing inputs X_u the likelihood costs O(n m²) instead of O(n³)
+(Titsias 2009 for VFE; Snelson and Ghahramani 2006 for FITC)::
+
+    Xu = inducing_points(X, 40, psi)                      # (40 + 2, 1) for one jump
+    with pm.Model():
+        cov = sigma_f**2 * VSK(pm.gp.cov.Matern52(2, ls=ls), psi)
+        gp = pm.gp.MarginalApprox(approx="VFE", cov_func=cov, mean_func=...)
+        gp.marginal_likelihood("y", X=X, Xu=Xu, y=y, sigma=sigma_n)
+
+The inducing inputs live in x; the VSK lifts them through ψ like any input. Their placement
+matters at a jump: the approximate posterior mean is a combination of k(·, x_u), and the
+lifted kernel decorrelates the two sides, so a side with no inducing input close to the jump
+is represented by points up to one spacing away and the fit sags at the edge.
+:func:`inducing_points` therefore adds, for every jump location t of a
+:class:`~pymc_vsk.scaling.Jump` or :class:`~pymc_vsk.scaling.SmoothJump`, inputs just left and
+just right of t, to evenly spaced quantiles of the data (1-D) or k-means centres (d ≥ 2).
+
+ψ with random parameters is fine for ``MarginalApprox`` (unlike HSGP, whose box is fixed when
+the prior is built): the lifting is symbolic. Only the placement needs numbers, so a random
+jump location needs ``locations=`` (e.g. a few points over its prior range).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import scipy.cluster.vq
+
+from pymc_vsk.scaling import Jump, ScalingFunction, SmoothJump, Stack, numeric_value
+
+__all__ = ["inducing_points", "jump_locations"]
+
+
+def jump_locations(psi: Any) -> list[tuple[int, np.ndarray, float | None]]:
+    """The jumps of ψ: ``(dim, locations, width)`` per :class:`Jump` / :class:`SmoothJump`.
+
+    Members of a :class:`~pymc_vsk.scaling.Stack` are searched too; other scaling functions
+    have no jumps (an empty list). ``width`` is ``None`` for a hard jump.
+
+    Raises
+    ------
+    ValueError
+        If a jump location (or a smooth jump's width) is random: its placement needs numbers.
+    """
+    if isinstance(psi, Stack):
+        return [jump for part in psi.parts for jump in jump_locations(part)]
+    if not isinstance(psi, Jump | SmoothJump):
+        return []
+    locations = numeric_value(psi.params["locations"])
+    width = numeric_value(psi.params["width"]) if isinstance(psi, SmoothJump) else None
+    if locations is None or (isinstance(psi, SmoothJump) and width is None):
+        raise ValueError(
+            f"{psi!r} has a random location or width, so where its jump is is not known when "
+            "the inducing points are placed. Pass locations=[...] (for example a few points "
+            "spread over the location's prior range)."
+        )
+    width_value = None if width is None else float(width)
+    return [(psi.dim, np.atleast_1d(locations).astype(float), width_value)]
+
+
+def inducing_points(
+    X: Any,
+    n_points: int,
+    psi: ScalingFunction | None = None,
+    *,
+    locations: Sequence[float] | None = None,
+    dim: int = 0,
+    offset: float | None = None,
+    seed: int = 0,
+) -> np.ndarray:
+    r"""Inducing inputs for ``pm.gp.MarginalApprox`` with a VSK: data quantiles plus jump edges.
+
+    Parameters
+    ----------
+    X : array, shape (n, d)
+        Training inputs.
+    n_points : int
+        Base inducing inputs: evenly spaced quantiles of x, the
+        :math:`(i + \tfrac12)/n_{\mathrm{points}}` quantiles (d = 1), or k-means centres
+        (d ≥ 2, seeded).
+    psi : ScalingFunction, optional
+        The VSK's ψ; the jumps of its :class:`~pymc_vsk.scaling.Jump` and
+        :class:`~pymc_vsk.scaling.SmoothJump` parts (also inside a ``Stack``) get edge points.
+    locations : sequence of float, optional
+        Jump locations along column ``dim``, instead of (or when ψ's are random) those of ψ.
+    dim : int, default 0
+        Column of ``locations``.
+    offset : float, optional
+        Distance of the edge points from each jump: default 10⁻³ of the data's extent for a
+        hard jump and 3 widths for a :class:`~pymc_vsk.scaling.SmoothJump` (where its
+        logistic step is 95 % done).
+    seed : int, default 0
+        Seed of the k-means initialisation (d ≥ 2).
+
+    Returns
+    -------
+    ndarray, shape (m, d)
+        ``n_points`` base inputs, then for each jump inside the data's range two edge inputs
+        (d = 1) or the projections onto both sides of the jump of the base inputs nearest to
+        it (about ``n_points ** ((d - 1) / d)`` of them; d ≥ 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pymc_vsk.scaling import Jump
+    >>> X = np.linspace(0, 1, 101)[:, None]
+    >>> inducing_points(X, 4, Jump(0.5)).ravel().round(4).tolist()
+    [0.125, 0.375, 0.625, 0.875, 0.499, 0.501]
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must have shape (n, d); got {X.shape}. For 1-D x pass x[:, None].")
+    n_points = int(n_points)
+    if not 1 <= n_points <= len(X):
+        raise ValueError(f"n_points must be between 1 and n = {len(X)}; got {n_points}.")
+    base = _base_points(X, n_points, seed)
+    if locations is not None:
+        jumps = [(int(dim), np.atleast_1d(np.asarray(locations, dtype=float)), None)]
+    else:
+        jumps = [] if psi is None else jump_locations(psi)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    edges = []
+    for jump_dim, where, width in jumps:
+        step = _offset(offset, width, float(hi[jump_dim] - lo[jump_dim]))
+        for t in where:
+            if not lo[jump_dim] < t <= hi[jump_dim]:
+                continue
+            edges.append(_edge_points(base, jump_dim, float(t), step))
+    return np.vstack([base, *edges]) if edges else base
+
+
+def _base_points(X: np.ndarray, n_points: int, seed: int) -> np.ndarray:
+    if X.shape[1] == 1:
+        probs = (np.arange(n_points) + 0.5) / n_points
+        return np.quantile(X[:, 0], probs)[:, None]
+    scale = np.where(np.std(X, axis=0) > 0, np.std(X, axis=0), 1.0)
+    centres, _ = scipy.cluster.vq.kmeans2(
+        X / scale, n_points, minit="++", seed=np.random.default_rng(seed)
+    )
+    return centres * scale
+
+
+def _offset(offset: float | None, width: float | None, extent: float) -> float:
+    if offset is not None:
+        if not offset > 0:
+            raise ValueError(f"offset must be positive; got {offset}.")
+        return float(offset)
+    if width is not None:
+        return 3.0 * abs(width)
+    return 1e-3 * (extent if extent > 0 else 1.0)
+
+
+def _edge_points(base: np.ndarray, dim: int, t: float, step: float) -> np.ndarray:
+    """Inputs just left (t − step) and just right (t + step) of a jump at x_dim = t."""
+    d = base.shape[1]
+    if d == 1:
+        return np.array([[t - step], [t + step]])
+    k = max(2, round(len(base) ** ((d - 1) / d)))
+    nearest = base[np.argsort(np.abs(base[:, dim] - t))[:k]]
+    left, right = nearest.copy(), nearest.copy()
+    left[:, dim], right[:, dim] = t - step, t + step
+    return np.vstack([left, right])

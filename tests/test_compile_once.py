@@ -1,0 +1,98 @@
+"""Compile once, reuse: new data of any length, new starts and seeds, new prediction points.
+
+A compilation is counted at pytensor's ``FunctionMaker`` (every ``pytensor.function``, hence
+every PyMC, fit and prediction compile, goes through it). The fits after the data swap are
+compared with a model built afresh on the new data, so the swap is seen and not just cheap.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pytensor.compile import maker
+
+from pymc_vsk import build_model, fit_map, predict, set_data, targets
+from pymc_vsk.fitting import compiled_objective, initial_point
+from pymc_vsk.scaling import Jump
+
+
+def jump_data(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    X = targets.halton_nodes(n)
+    return X, targets.jump(X) + 0.25 * np.random.default_rng(seed).normal(size=n)
+
+
+@pytest.fixture
+def compilations(monkeypatch):
+    """A list that grows by one entry per pytensor compilation."""
+    seen: list[int] = []
+    original = maker.FunctionMaker.__init__
+
+    def counting(self, *args, **kwargs):
+        seen.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(maker.FunctionMaker, "__init__", counting)
+    return seen
+
+
+@pytest.mark.parametrize("n_new", [40, 19], ids=["longer", "shorter"])
+def test_fit_and_predict_after_set_data_of_another_length_do_not_recompile(compilations, n_new):
+    X, y = jump_data(27, seed=0)
+    model, gp = build_model(X, y, psi=Jump(0.5), priors="flat")
+    first = fit_map(model, n_starts=3, seed=0, warn=False)
+    predict(gp, np.linspace(0, 1, 5)[:, None], first.point, model=model)
+    compilations.clear()
+
+    X2, y2 = jump_data(n_new, seed=1)
+    set_data(model, X2, y2)
+    again = fit_map(model, n_starts=3, seed=1, warn=False)
+    grid = np.linspace(0, 1, 11)[:, None]
+    ours = predict(gp, grid, again.point, model=model)
+    assert compilations == []
+
+    fresh_model, fresh_gp = build_model(X2, y2, psi=Jump(0.5), priors="flat")
+    fresh = fit_map(fresh_model, n_starts=3, seed=1, warn=False)
+    np.testing.assert_allclose(again.logp, fresh.logp, rtol=1e-9)
+    reference = predict(fresh_gp, grid, fresh.point, model=fresh_model)
+    np.testing.assert_allclose(ours.mean, reference.mean, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(ours.std_y, reference.std_y, rtol=1e-6, atol=1e-8)
+
+
+def test_objective_and_initial_point_are_compiled_once_per_model(compilations):
+    X, y = jump_data(27, seed=0)
+    model, _ = build_model(X, y, psi=Jump(0.5))
+    objective = compiled_objective(model)
+    point = initial_point(model)
+    compilations.clear()
+    assert compiled_objective(model) is objective
+    for _ in range(3):
+        np.testing.assert_equal(initial_point(model), point)
+    assert compilations == []
+    assert point.keys() == model.initial_point().keys()
+    for name, value in model.initial_point().items():
+        np.testing.assert_allclose(point[name], value)
+
+
+def test_initial_point_cache_honours_a_new_initval():
+    X, y = jump_data(27, seed=0)
+    model, _ = build_model(X, y, psi=Jump(0.5))
+    before = initial_point(model)["ls_log__"]
+    model.set_initval(model["ls"], 0.3)
+    assert initial_point(model)["ls_log__"] == pytest.approx(np.log(0.3))
+    assert before != pytest.approx(np.log(0.3))
+
+
+def test_nutpie_model_compiled_once_samples_data_of_another_length():
+    nutpie = pytest.importorskip("nutpie", reason="nutpie is not installed")
+    X, y = jump_data(21, seed=0)
+    model, _ = build_model(X, y, psi=Jump(0.5))
+    compiled = nutpie.compile_pymc_model(model)
+    X2, y2 = jump_data(33, seed=1)
+    shifted = y2 + 1.0
+    kwargs = {"draws": 150, "tune": 150, "chains": 2, "cores": 1, "progress_bar": False}
+    base = nutpie.sample(compiled.with_data(X=X2, y_data=y2), seed=3, **kwargs)
+    moved = nutpie.sample(compiled.with_data(X=X2, y_data=shifted), seed=3, **kwargs)
+    assert base["posterior"]["ls"].shape == (2, 150)
+    # the constant mean follows the shifted data (posterior sd of the mean is about 0.3)
+    diff = float(moved["posterior"]["mean"].mean() - base["posterior"]["mean"].mean())
+    assert 0.5 < diff < 1.5
