@@ -7,7 +7,7 @@ priors (scaled to the noise-free target), NUTS with nutpie compiled once per N a
 the observations swapped per seed. ``--method auto`` marginalises the hard jump exactly over
 the gaps between nodes for N <= 40 and uses the logistic relaxation (width a quarter of the
 smallest node spacing) above. NUTS settings per method are
-:data:`pymc_vsk.recovery.SAMPLER_SETTINGS` (4 chains; marginal 2000 draws at target_accept
+:data:`pymc_vsk.recovery.SAMPLER_SETTINGS` (4 chains; marginal 4000 draws at target_accept
 0.99, relaxation 1000 draws at 0.95); the options below override them.
 
     /work/venv/bin/python benchmarks/jump_recovery.py --seeds 10 --n 27 81 --out out/jumps
