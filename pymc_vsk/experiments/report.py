@@ -22,15 +22,22 @@ _DIRECTORY_OPTIONS = ("--out", "--plot")
 
 
 def _arguments(name: str, directory: Path) -> argparse.Namespace:
+    """The namespace ``pymc-vsk reproduce NAME --out|--plot DIRECTORY`` gives (the CLI's parser).
+
+    Parsing through the CLI's own parser gives every attribute the command line would (such as
+    ``experiment``, by which ``tables23.main`` tells Table 2 from Table 3).
+    """
+    from pymc_vsk.cli import build_parser  # the CLI imports this package: import late
+
     parser = argparse.ArgumentParser(prog=f"pymc-vsk reproduce {name}")
     load(name).add_arguments(parser)
     options = parser._option_string_actions
-    argv = []
+    argv = ["reproduce", name]
     for option in _DIRECTORY_OPTIONS:
         if option in options:
-            argv = [option, str(directory)]
+            argv += [option, str(directory)]
             break
-    return parser.parse_args(argv)
+    return build_parser().parse_args(argv)
 
 
 def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
