@@ -33,6 +33,8 @@ from matplotlib.figure import Figure
 
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
+from pymc_vsk.draws import posterior
+from pymc_vsk.experiments.arguments import finite_float, positive_int
 from pymc_vsk.jumps import LocationPosterior, build_jump_model, location_posterior
 from pymc_vsk.models import node_scales
 from pymc_vsk.prediction import Prediction, predict
@@ -271,8 +273,7 @@ class Detection:
 
     def summary(self, prob: float = PROB) -> str:
         """The location posterior of each jump and the diagnostics, as text."""
-        post = self.idata["posterior"]
-        post = getattr(post, "dataset", post)
+        post = posterior(self.idata)
         lines = [
             f"{len(self.x)} observations, x in [{self.x.min():.6g}, {self.x.max():.6g}]; "
             f"{len(self.locations)} jump(s), method {self.method!r}, "
@@ -430,33 +431,13 @@ def plot_detection(
 
 
 # -- command line -----------------------------------------------------------------------------
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not np.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``pymc-vsk detect-jumps``."""
     parser.add_argument("csv", type=Path, help="CSV file with a header row")
     parser.add_argument("--x", required=True, metavar="COL", help="column of the inputs")
     parser.add_argument("--y", required=True, metavar="COL", help="column of the observations")
     parser.add_argument(
-        "--jumps", type=_positive_int, default=1, metavar="K", help="number of jumps (default 1)"
+        "--jumps", type=positive_int, default=1, metavar="K", help="number of jumps (default 1)"
     )
     parser.add_argument(
         "--method",
@@ -467,24 +448,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--draws",
-        type=_positive_int,
+        type=positive_int,
         default=1000,
         metavar="N",
         help="NUTS draws and tuning steps per chain (default 1000)",
     )
     parser.add_argument(
-        "--chains", type=_positive_int, default=4, metavar="C", help="chains (default 4)"
+        "--chains", type=positive_int, default=4, metavar="C", help="chains (default 4)"
     )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     parser.add_argument(
         "--lower",
-        type=_finite_float,
+        type=finite_float,
         metavar="A",
         help="lower end of the uniform location prior (default: 10 %% into the x range)",
     )
     parser.add_argument(
         "--upper",
-        type=_finite_float,
+        type=finite_float,
         metavar="B",
         help="upper end of the uniform location prior (default: 90 %% into the x range)",
     )

@@ -16,6 +16,8 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
+from pymc_vsk.draws import posterior
+
 __all__ = ["Diagnostics", "chains_in_different_modes", "diagnose"]
 
 
@@ -54,11 +56,6 @@ class Diagnostics:
         return "\n".join(lines)
 
 
-def _posterior(idata: Any):
-    post = idata["posterior"]
-    return getattr(post, "dataset", post)
-
-
 def chains_in_different_modes(
     idata: Any, var_names: Sequence[str] | None = None, prob: float = 0.8
 ) -> list[str]:
@@ -66,7 +63,7 @@ def chains_in_different_modes(
 
     Positive parameters are compared on the log scale. Only scalar parameters are checked.
     """
-    post = _posterior(idata)
+    post = posterior(idata)
     names = list(var_names) if var_names is not None else list(post.data_vars)
     messages = []
     lo_q, hi_q = (1 - prob) / 2, (1 + prob) / 2
@@ -108,7 +105,7 @@ def diagnose(
     ess_min : float, default 400
         Smallest acceptable bulk and tail ESS (100 per chain for 4 chains).
     """
-    post = _posterior(idata)
+    post = posterior(idata)
     names = list(var_names) if var_names is not None else list(post.data_vars)
     table = az.summary(idata, var_names=names, kind="diagnostics", round_to="none")
     table = table[["r_hat", "ess_bulk", "ess_tail", "mcse_mean"]].astype(float)

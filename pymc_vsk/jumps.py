@@ -45,6 +45,7 @@ import scipy.special
 from pymc.distributions.shape_utils import change_dist_size
 
 from pymc_vsk.covariance import kernel_from_sq_dist
+from pymc_vsk.draws import draw_points, posterior
 from pymc_vsk.memory import check_dense
 from pymc_vsk.models import (
     _is_dist,
@@ -319,7 +320,7 @@ class MarginalJumpGP:
     # -- summaries --------------------------------------------------------------------------
     def location_posterior(self, idata: Any) -> LocationPosterior:
         """Rao–Blackwellised location posterior: the gap probabilities averaged over draws."""
-        post = _posterior(idata)
+        post = posterior(idata)
         probs = np.asarray(post[f"{self.name}_gap_probs"].values)
         probs = probs.reshape(-1, probs.shape[-1]).mean(axis=0)
         return LocationPosterior(self.gaps, probs / probs.sum())
@@ -339,8 +340,8 @@ class MarginalJumpGP:
             raise ValueError("Pass exactly one of point= or idata=.")
         fn, names = self._predictor(pm.modelcontext(model))
         Xnew = np.asarray(Xnew, dtype=float)
-        points = [point] if point is not None else _draw_points(idata, names, max_draws, seed)
-        means, vf, vy = [], [], []
+        points = [point] if point is not None else draw_points(idata, names, max_draws, seed)
+        moments = []
         for p in points:
             missing = [n for n in names if n not in p]
             if missing:
@@ -349,17 +350,9 @@ class MarginalJumpGP:
             w = scipy.special.softmax(logw)[:, None]
             mu = np.sum(w * mu_g, axis=0)
             spread = np.sum(w * (mu_g - mu) ** 2, axis=0)
-            means.append(mu)
-            vf.append(np.sum(w * np.clip(varf_g, 0, None), axis=0) + spread)
-            vy.append(vf[-1] + noise)
-        means = np.asarray(means)
-        between = means.var(axis=0)
-        return Prediction(
-            means.mean(axis=0),
-            np.sqrt(np.mean(vf, axis=0) + between),
-            np.sqrt(np.mean(vy, axis=0) + between),
-            len(points),
-        )
+            var_f = np.sum(w * np.clip(varf_g, 0, None), axis=0) + spread
+            moments.append((mu, var_f, var_f + noise))
+        return Prediction.mixture(moments)
 
     def _predictor(self, model: pm.Model):
         if getattr(self, "_compiled", None) is not None:
@@ -401,21 +394,6 @@ def _log_det_chol(L: pt.TensorVariable) -> pt.TensorVariable:
     return pt.sum(pt.log(pt.sum(L * eye, axis=-1)), axis=-1)
 
 
-def _posterior(idata: Any):
-    post = idata["posterior"]
-    return getattr(post, "dataset", post)
-
-
-def _draw_points(idata: Any, names: list[str], max_draws: int | None, seed: int) -> list[dict]:
-    post = _posterior(idata)
-    stacked = {n: np.asarray(post[n].values).reshape(-1, *post[n].shape[2:]) for n in names}
-    total = len(next(iter(stacked.values())))
-    index = np.arange(total)
-    if max_draws is not None and total > max_draws:
-        index = np.sort(np.random.default_rng(seed).choice(total, max_draws, replace=False))
-    return [{n: v[i] for n, v in stacked.items()} for i in index]
-
-
 def location_posterior(
     idata: Any, X: np.ndarray, lower: float, upper: float, name: str = "location"
 ) -> list[LocationPosterior]:
@@ -425,7 +403,7 @@ def location_posterior(
     and the credible set of gaps; quantiles come from the draws themselves.
     """
     gaps = Gaps.from_nodes(np.asarray(X, dtype=float)[:, 0], lower, upper)
-    draws = np.asarray(_posterior(idata)[name].values)
+    draws = np.asarray(posterior(idata)[name].values)
     draws = draws.reshape(-1, *draws.shape[2:])
     if draws.ndim == 1:
         draws = draws[:, None]

@@ -26,6 +26,7 @@ the draws).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ import scipy.special
 import xarray as xr
 
 from pymc_vsk.blas import blas_threads
+from pymc_vsk.draws import posterior
 
 __all__ = ["add_log_likelihood", "gaussian_loo"]
 
@@ -62,12 +64,25 @@ def _gaussian_logpdf(C: np.ndarray, r: np.ndarray) -> float:
     )
 
 
-def _posterior(idata: Any):
-    post = idata["posterior"]
-    return getattr(post, "dataset", post)
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _pieces(gp: Any, model: pm.Model, jitter: float):
+    """:func:`_compile_pieces`, compiled once per GP, model and jitter (as ``predict``)."""
+    from pymc_vsk.jumps import MarginalJumpGP
+
+    if not isinstance(gp, MarginalJumpGP | pm.gp.Marginal):
+        raise TypeError(
+            f"add_log_likelihood takes a pm.gp.Marginal or a MarginalJumpGP; got {type(gp)}."
+        )
+    per_gp = _CACHE.setdefault(gp, {})
+    key = (id(model), float(jitter))
+    if key not in per_gp:
+        per_gp[key] = _compile_pieces(gp, model, jitter)
+    return per_gp[key]
+
+
+def _compile_pieces(gp: Any, model: pm.Model, jitter: float):
     """Compiled θ -> (covariance(s), residual[, log gap weights]) for a GP of the model."""
     from pymc_vsk.jumps import MarginalJumpGP
 
@@ -76,16 +91,12 @@ def _pieces(gp: Any, model: pm.Model, jitter: float):
         C = gp._gap_moments(X) + gp._noise(X.shape[0])[None]
         r = pt.as_tensor_variable(gp.y) - gp.mean_func(X)
         outputs = [C, r, pt.as_tensor_variable(gp.gaps.log_weights)]
-    elif isinstance(gp, pm.gp.Marginal):
+    else:  # a pm.gp.Marginal (checked by _pieces)
         if not hasattr(gp, "X"):
             raise ValueError("The GP has no data: call gp.marginal_likelihood(...) first.")
         C = gp.cov_func(gp.X) + gp.sigma(gp.X) + jitter * pt.eye(gp.X.shape[0])
         r = pt.as_tensor_variable(gp.y) - gp.mean_func(gp.X)
         outputs = [C, r]
-    else:
-        raise TypeError(
-            f"add_log_likelihood takes a pm.gp.Marginal or a MarginalJumpGP; got {type(gp)}."
-        )
     ancestors = set(pytensor.graph.ancestors(outputs))
     inputs = [v for v in model.free_RVs + model.deterministics if v in ancestors]
     fn = pytensor.function(inputs, outputs, on_unused_input="ignore")
@@ -121,7 +132,7 @@ def add_log_likelihood(
     """
     model = pm.modelcontext(model)
     fn, names = _pieces(gp, model, jitter)
-    post = _posterior(idata)
+    post = posterior(idata)
     n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
     values = {n: np.asarray(post[n].values) for n in names}
     out = None

@@ -18,7 +18,7 @@ argument, so predicting at other points, other draws or after ``set_data`` never
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,7 @@ import scipy.linalg
 from pytensor.graph import ancestors
 
 from pymc_vsk.blas import blas_threads
+from pymc_vsk.draws import draw_points
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import as_numeric, check_inputs
 
@@ -56,6 +57,21 @@ class Prediction:
     std_f: np.ndarray
     std_y: np.ndarray
     n_draws: int = 1
+
+    @classmethod
+    def mixture(cls, moments: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> Prediction:
+        """The equal-weight mixture of per-draw (mean, var_f, var_y): total variance.
+
+        Var = E[var] + Var[mean] over the draws, for f and for y alike.
+        """
+        means, var_f, var_y = (np.asarray(m) for m in zip(*moments, strict=True))
+        spread = means.var(axis=0)
+        return cls(
+            means.mean(axis=0),
+            np.sqrt(var_f.mean(axis=0) + spread),
+            np.sqrt(var_y.mean(axis=0) + spread),
+            len(means),
+        )
 
 
 class Predictor:
@@ -117,30 +133,8 @@ class Predictor:
     ) -> Prediction:
         """Mix the predictive over posterior draws (at most ``max_draws``, chosen at random)."""
         Xnew = self._check(Xnew)
-        posterior = idata["posterior"]
-        posterior = getattr(posterior, "dataset", posterior)
-        missing = [n for n in self.names if n not in posterior]
-        if missing:
-            raise ValueError(f"The posterior has no draws of {missing}.")
-        stacked = {n: posterior[n].values.reshape(-1, *posterior[n].shape[2:]) for n in self.names}
-        total = len(next(iter(stacked.values())))
-        index = np.arange(total)
-        if max_draws is not None and total > max_draws:
-            index = np.sort(np.random.default_rng(seed).choice(total, max_draws, replace=False))
-        means, vf, vy = [], [], []
-        for s in index:
-            mu, var_f, var_y = self.moments(Xnew, {n: v[s] for n, v in stacked.items()})
-            means.append(mu)
-            vf.append(var_f)
-            vy.append(var_y)
-        means = np.asarray(means)
-        spread = means.var(axis=0)
-        return Prediction(
-            means.mean(axis=0),
-            np.sqrt(np.mean(vf, axis=0) + spread),
-            np.sqrt(np.mean(vy, axis=0) + spread),
-            len(index),
-        )
+        points = draw_points(idata, self.names, max_draws, seed)
+        return Prediction.mixture([self.moments(Xnew, p) for p in points])
 
     def _check(self, Xnew: Any) -> np.ndarray:
         Xnew = np.asarray(Xnew, dtype=float)

@@ -58,6 +58,7 @@ import pymc as pm
 
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import diagnose
+from pymc_vsk.draws import posterior
 from pymc_vsk.jumps import LocationPosterior, MarginalJumpGP, build_jump_model, location_posterior
 from pymc_vsk.targets import JUMP_LOCATION, halton_nodes, jump
 
@@ -148,18 +149,13 @@ def study_model(
     return model, gp
 
 
-def _posterior(idata: Any):
-    post = idata["posterior"]
-    return getattr(post, "dataset", post)
-
-
 def location_draws(idata: Any, gp: Any) -> np.ndarray:
     """Draws (chain, draw) of the location, or of E[t | θ, y] for the marginal method.
 
     For :class:`~pymc_vsk.jumps.MarginalJumpGP` the conditional mean over the gaps, with t
     uniform inside each gap: Σ_g p(G_g | θ, y) (left_g + right_g) / 2.
     """
-    post = _posterior(idata)
+    post = posterior(idata)
     if isinstance(gp, MarginalJumpGP):
         probs = np.asarray(post[f"{gp.name}_gap_probs"].values)
         return probs @ (0.5 * (gp.gaps.left + gp.gaps.right))
@@ -215,7 +211,7 @@ def fit_summary(
     lo, hi = loc.interval(prob)
     elo, ehi = loc.eti(prob)
     g_true = int(loc.gaps.index(np.array(truth)))
-    post = _posterior(idata)
+    post = posterior(idata)
     names = [rv.name for rv in model.free_RVs if rv.name != "location"]
     arrays = {n: np.asarray(post[n].values) for n in names}
     arrays["location"] = location_draws(idata, gp)

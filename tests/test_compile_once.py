@@ -96,3 +96,33 @@ def test_nutpie_model_compiled_once_samples_data_of_another_length():
     # the constant mean follows the shifted data (posterior sd of the mean is about 0.3)
     diff = float(moved["posterior"]["mean"].mean() - base["posterior"]["mean"].mean())
     assert 0.5 < diff < 1.5
+
+
+def test_loo_log_likelihood_is_compiled_once_and_reads_swapped_data(compilations):
+    import arviz as az
+
+    from pymc_vsk.loo import add_log_likelihood
+
+    X, y = jump_data(27, seed=0)
+    model, gp = build_model(X, y, psi=Jump(0.5))
+    rng = np.random.default_rng(0)
+    draws = {
+        "ls": np.exp(rng.normal(np.log(0.07), 0.1, (2, 5))),
+        "sigma_f": np.exp(rng.normal(np.log(1.5), 0.1, (2, 5))),
+        "sigma_n": np.exp(rng.normal(np.log(0.3), 0.1, (2, 5))),
+        "mean": rng.normal(1.5, 0.1, (2, 5)),
+    }
+
+    def loo_values(model, gp):
+        idata = add_log_likelihood(az.from_dict({"posterior": draws}), gp, model)
+        return np.asarray(idata["log_likelihood"]["y"].values)
+
+    loo_values(model, gp)
+    compilations.clear()
+    X2, y2 = jump_data(40, seed=1)
+    set_data(model, X2, y2)
+    swapped = loo_values(model, gp)
+    assert compilations == []
+    fresh_model, fresh_gp = build_model(X2, y2, psi=Jump(0.5))
+    np.testing.assert_allclose(swapped, loo_values(fresh_model, fresh_gp), rtol=1e-9)
+    assert swapped.shape == (2, 5, 40)

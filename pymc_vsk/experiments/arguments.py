@@ -1,11 +1,12 @@
-"""argparse types and small output helpers shared by the experiment commands."""
+"""argparse types and small output helpers shared by the ``pymc-vsk`` commands."""
 
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
-__all__ = ["csv_cell", "int_in", "positive_int"]
+__all__ = ["csv_cell", "finite_float", "int_in", "positive_int"]
 
 
 def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -28,6 +29,17 @@ def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
 
 #: argparse type: an integer ≥ 1.
 positive_int = int_in(1)
+
+
+def finite_float(text: str) -> float:
+    """An argparse type accepting finite floats (not nan or ±inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
 
 
 def csv_cell(column: str, value: float) -> str:

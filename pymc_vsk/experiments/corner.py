@@ -62,12 +62,9 @@ from pymc_vsk import targets
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.experiments.arguments import csv_cell, int_in, positive_int
 from pymc_vsk.experiments.table1 import evaluation_grid
-from pymc_vsk.experiments.tables23 import Fit, length_scale_modes
-from pymc_vsk.fitting import default_starts, fit_map
+from pymc_vsk.experiments.tables23 import Fit, MleFitter
 from pymc_vsk.metrics import summarize
-from pymc_vsk.models import build_model, set_data
-from pymc_vsk.prediction import predict
-from pymc_vsk.scaling import Corner, ScalingFunction, numeric_value
+from pymc_vsk.scaling import Corner, ScalingFunction
 
 __all__ = [
     "COLUMNS",
@@ -75,7 +72,6 @@ __all__ = [
     "KERNEL",
     "MODELS",
     "NOISE_STD",
-    "CornerFitter",
     "CornerStudy",
     "Example",
     "compute",
@@ -144,45 +140,6 @@ def noisy_observations(X: np.ndarray, seed: int) -> np.ndarray:
 def corner_is_node(X: np.ndarray) -> bool:
     """Whether x0 = ½ is one of the nodes (to rounding)."""
     return bool(np.any(np.isclose(X[:, 0], targets.JUMP_LOCATION, rtol=0.0, atol=1e-12)))
-
-
-class CornerFitter:
-    """Maximum-likelihood fits of one model of this section, compiled once.
-
-    Parameters
-    ----------
-    psi : ScalingFunction or None
-        ψ of the VSK; ``None`` for the stationary model.
-    X, y : array
-        Data to build the model with; later data sets of any size are swapped in.
-    """
-
-    def __init__(self, psi: Any, X: np.ndarray, y: np.ndarray) -> None:
-        self.psi = psi
-        self.model, self.gp = build_model(X, y, psi=psi, kernel=KERNEL, priors="flat")
-
-    def fit(
-        self,
-        X: np.ndarray,
-        y: np.ndarray,
-        grid: np.ndarray,
-        seed: int,
-        n_starts: int,
-        extra_starts: Sequence[Mapping[str, Any]] = (),
-    ) -> Fit:
-        """Fit to ``(X, y)`` from ``extra_starts`` and default starts; predict at ``grid``."""
-        set_data(self.model, X, y)
-        starts = [*extra_starts, *default_starts(self.model, n_starts, seed)]
-        result = fit_map(self.model, starts=starts, warn=False)
-        modes = length_scale_modes(result)
-        flags = [result.summary()] if len(modes) > 1 else []
-        params = {k: float(result.point[k]) for k in PARAMETERS}
-        prediction = predict(self.gp, grid, point=result.point, model=self.model)
-        return Fit(params, prediction, result.point, flags, modes)
-
-    def training_covariance(self, X: np.ndarray, point: Mapping[str, Any]) -> np.ndarray:
-        """σ_f² κ(X, X) at a fitted point: the training matrix of Figure 12 (noise excluded)."""
-        return numeric_value(self.gp.cov_func(X), point)
 
 
 def _scores(fit: Fit, truth: np.ndarray) -> dict[str, float]:
@@ -322,7 +279,10 @@ def compute(
     with blas_threads(blas_thread_limit):
         X0 = targets.uniform_nodes(int(ns[0]))
         y0 = noisy_observations(X0, seed_list[0])
-        fitters = {m: CornerFitter(psi, X0, y0) for m, psi in scaling_functions().items()}
+        fitters = {
+            m: MleFitter(psi, X0, y0, n_starts, kernel=KERNEL)
+            for m, psi in scaling_functions().items()
+        }
         for j, seed in enumerate(seed_list):
             previous: dict[str, dict] = {}
             for i, n in enumerate(figure_nodes):
@@ -331,7 +291,7 @@ def compute(
                 grid = evaluation_grid(X)
                 fits = {}
                 for model, fitter in fitters.items():
-                    fits[model] = fitter.fit(X, y, grid, seed, figure_starts)
+                    fits[model] = fitter.fit(X, y, grid, seed, n_starts=figure_starts)
                     row = _scores(fits[model], targets.corner(grid))
                     for column in COLUMNS:
                         figure_values[model][column][i, j] = row[column]
@@ -345,7 +305,7 @@ def compute(
                 grid = evaluation_grid(X)
                 for model, fitter in fitters.items():
                     warm = [previous[model]] if model in previous else []
-                    fit = fitter.fit(X, y, grid, seed, n_starts, extra_starts=warm)
+                    fit = fitter.fit(X, y, grid, seed, extra_starts=warm)
                     previous[model] = _warm(fit)
                     row = _scores(fit, targets.corner(grid))
                     for column in COLUMNS:

@@ -50,7 +50,7 @@ from pymc_vsk.fitting import MapResult, default_starts, fit_map
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model, set_data
 from pymc_vsk.prediction import Prediction, predict
-from pymc_vsk.scaling import Jump, ScalingFunction
+from pymc_vsk.scaling import Jump, ScalingFunction, numeric_value
 
 __all__ = [
     "MODELS",
@@ -234,10 +234,14 @@ class MleFitter:
         Data to build the model with; any later data (of any length) is swapped in.
     n_starts : int, default 8
         Default starts of :func:`pymc_vsk.fitting.default_starts` per fit.
+    kernel : str, default :data:`KERNEL`
+        Base kernel name for :func:`pymc_vsk.build_model`.
     """
 
-    def __init__(self, psi: Any, X: np.ndarray, y: np.ndarray, n_starts: int = 8) -> None:
-        self.model, self.gp = build_model(X, y, psi=psi, kernel=KERNEL, priors="flat")
+    def __init__(
+        self, psi: Any, X: np.ndarray, y: np.ndarray, n_starts: int = 8, kernel: str = KERNEL
+    ) -> None:
+        self.model, self.gp = build_model(X, y, psi=psi, kernel=kernel, priors="flat")
         self.n_starts = n_starts
         self.description = (
             f"MLE: fit_map on flat priors with a constant mean, {n_starts} starts per fit, "
@@ -251,10 +255,16 @@ class MleFitter:
         grid: np.ndarray,
         seed: int,
         extra_starts: Sequence[Mapping[str, Any]] = (),
+        *,
+        n_starts: int | None = None,
     ) -> Fit:
-        """Fit to ``(X, y)`` from ``extra_starts`` plus the default starts, predict at ``grid``."""
+        """Fit to ``(X, y)`` from ``extra_starts`` plus the default starts, predict at ``grid``.
+
+        ``n_starts`` overrides the fitter's number of default starts for this fit.
+        """
         set_data(self.model, X, y)
-        starts = [*extra_starts, *default_starts(self.model, self.n_starts, seed)]
+        n_starts = self.n_starts if n_starts is None else n_starts
+        starts = [*extra_starts, *default_starts(self.model, n_starts, seed)]
         result = fit_map(self.model, starts=starts, warn=False)
         point = result.point
         modes = length_scale_modes(result)
@@ -262,6 +272,10 @@ class MleFitter:
         params = {k: float(point[k]) for k in (*PARAMETERS, "mean")}
         prediction = predict(self.gp, grid, point=point, model=self.model)
         return Fit(params, prediction, point, flags, modes)
+
+    def training_covariance(self, X: np.ndarray, point: Mapping[str, Any]) -> np.ndarray:
+        """σ_f² κ(X, X) at a fitted point: the training matrix (noise excluded)."""
+        return numeric_value(self.gp.cov_func(X), point)
 
 
 class NutsFitter:
