@@ -1,13 +1,13 @@
 """Recovery of the jump location of Section 4.1 on synthetic data, over noise seeds (issue 4).
 
-Design (:mod:`pymc_vsk.recovery`): the paper's jump target (height 3 at t = 0.5) on the first
+Design (:mod:`benchmarks.recovery`): the paper's jump target (height 3 at t = 0.5) on the first
 N unscrambled Halton nodes, noise std 0.25 drawn with ``default_rng(seed)`` for seeds
 0, ..., S − 1, one jump with location t ~ Uniform(0.1, 0.9) and unknown amplitude, default
 priors (scaled to the noise-free target), NUTS with nutpie compiled once per N and method and
 the observations swapped per seed. ``--method auto`` marginalises the hard jump exactly over
 the gaps between nodes for N <= 40 and uses the logistic relaxation (width a quarter of the
 smallest node spacing) above. NUTS settings per method are
-:data:`pymc_vsk.recovery.SAMPLER_SETTINGS` (4 chains; marginal 4000 draws at target_accept
+:data:`benchmarks.recovery.SAMPLER_SETTINGS` (4 chains; marginal 4000 draws at target_accept
 0.99, relaxation 1000 draws at 0.95); the options below override them.
 
     /work/venv/bin/python benchmarks/jump_recovery.py --seeds 10 --n 27 81 --out out/jumps
@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pymc_vsk.recovery import run_recovery
+from benchmarks.recovery import run_recovery
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -771,7 +771,7 @@ def bench_nuts(report: Report, draws: int, tune: int, chains: int, jax: bool) ->
 
 # -- 5. Figure 4 ------------------------------------------------------------------------------
 def bench_figure4(report: Report, n_max: int) -> None:
-    from pymc_vsk.experiments import figure4
+    from pymc_vsk.paper import figure4
 
     section = "figure4"
     ns = figure4.node_counts(n_max)

@@ -1,6 +1,6 @@
 """Simulation-based calibration of the VSK GP's hyper-parameters ℓ, σ_f and σ_n under NUTS.
 
-Design (:func:`pymc_vsk.calibration.study_model`): N Halton nodes in [0, 1], ψ = Jump(0.5),
+Design (:func:`benchmarks.calibration.study_model`): N Halton nodes in [0, 1], ψ = Jump(0.5),
 Matérn 5/2 base kernel, zero mean, fixed priors ℓ ~ InverseGamma (1 % below 0.05, 1 % above
 1), σ_f ~ HalfNormal(1), σ_n ~ HalfNormal(0.5). Each replication draws (ℓ, σ_f, σ_n) and y
 from the model's prior predictive, fits with nutpie (compiled once, data swapped per fit) and
@@ -27,7 +27,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pymc_vsk.calibration import run_sbc, simulate, study_model
+from benchmarks.calibration import run_sbc, simulate, study_model
 
 PARAMETERS = ["ls", "sigma_f", "sigma_n"]
 

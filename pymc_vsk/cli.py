@@ -9,8 +9,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pymc_vsk import detect
-from pymc_vsk.experiments import EXPERIMENTS, load
+from pymc_vsk.jumps import cli as detect
+from pymc_vsk.paper import EXPERIMENTS, load
 
 __all__ = ["build_parser", "main"]
 

@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 import scipy.stats
 
-from pymc_vsk import calibration
-from pymc_vsk.calibration import (
+from benchmarks import calibration
+from benchmarks.calibration import (
     Simulations,
     default_bins,
     rank_counts,

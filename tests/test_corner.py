@@ -14,7 +14,7 @@ import pytest
 
 from pymc_vsk import targets
 from pymc_vsk.cli import main
-from pymc_vsk.experiments import corner
+from pymc_vsk.paper import corner
 from tests.test_tables23 import count_compilations
 
 N_MAX = 111

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pymc_vsk.cli import main
-from pymc_vsk.detect import InputError, default_location_range, read_xy
+from pymc_vsk.jumps.cli import InputError, default_location_range, read_xy
 
 GOOD = "t,v,note\n0.3,1.5,a\n0.1,1.0,b\n0.2,1.2,c\n0.6,3.0,d\n0.5,2.9,e\n0.4,3.1,f\n"
 

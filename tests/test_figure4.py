@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pymc_vsk.cli import main
-from pymc_vsk.experiments import figure4
+from pymc_vsk.paper import figure4
 from tests.test_tables23 import count_compilations
 
 

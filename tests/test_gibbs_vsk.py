@@ -7,7 +7,7 @@ import pytest
 
 from pymc_vsk import targets
 from pymc_vsk.cli import main
-from pymc_vsk.experiments import gibbs_vsk
+from pymc_vsk.paper import gibbs_vsk
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ fixed priors that do not depend on y, so each is compiled once and the data are 
 c ~ Uniform(0.2, 0.8)², ρ ~ Uniform(0.1, 0.4), a ~ HalfNormal(1), each chain starting c and ρ
 at a prior draw.
 
-How many jumps: :func:`pymc_vsk.recovery.select_jump_count` — the smallest K whose LOO ELPD
+How many jumps: :func:`pymc_vsk.jumps.select_jump_count` — the smallest K whose LOO ELPD
 is within max(4, 2·dse) of the best (``arviz.compare``).
 """
 
@@ -28,10 +28,9 @@ import scipy.spatial
 from pymc_vsk import build_model, scaling, targets
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.fitting import compiled_objective
-from pymc_vsk.jumps import build_jump_model, location_posterior
+from pymc_vsk.jumps import build_jump_model, location_posterior, select_jump_count
 from pymc_vsk.loo import add_log_likelihood
 from pymc_vsk.models import inverse_gamma_for_range, node_scales
-from pymc_vsk.recovery import select_jump_count
 
 nutpie = pytest.importorskip("nutpie")
 

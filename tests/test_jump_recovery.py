@@ -13,18 +13,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pymc_vsk import targets
-from pymc_vsk.jumps import build_jump_model
-from pymc_vsk.recovery import (
+from benchmarks.recovery import (
     PRIOR_RANGE,
     default_method,
     fit_summary,
     jump_data,
     location_draws,
     run_recovery,
-    select_jump_count,
     study_model,
 )
+from pymc_vsk import targets
+from pymc_vsk.jumps import build_jump_model, select_jump_count
 
 
 def test_jump_data_is_the_paper_target_plus_seeded_noise():

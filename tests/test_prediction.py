@@ -8,7 +8,7 @@ import pymc as pm
 import pytest
 
 from pymc_vsk import VSK, Predictor, build_model, fit_map, power_function, predict, targets
-from pymc_vsk.experiments import table1
+from pymc_vsk.paper import table1
 from pymc_vsk.scaling import Jump
 from tests import reference as ref
 

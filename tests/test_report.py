@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pymc_vsk.cli import main
-from pymc_vsk.experiments import EXPERIMENTS, report
+from pymc_vsk.paper import EXPERIMENTS, report
 
 
 def test_every_experiment_gets_its_figure_directory():
@@ -19,7 +19,7 @@ def test_every_experiment_gets_its_figure_directory():
 
 def test_report_runs_an_experiment_that_reads_its_name(tmp_path, monkeypatch):
     """Table 2 and Table 3 share one main(), which needs the experiment's name."""
-    from pymc_vsk.experiments import tables23
+    from pymc_vsk.paper import tables23
 
     seen = []
 

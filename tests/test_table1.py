@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pymc_vsk.cli import main
-from pymc_vsk.experiments import table1
+from pymc_vsk.paper import table1
 
 
 @pytest.fixture(scope="module")

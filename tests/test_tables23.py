@@ -9,7 +9,7 @@ import pytest
 
 from pymc_vsk import fitting, prediction
 from pymc_vsk.cli import main
-from pymc_vsk.experiments import tables23
+from pymc_vsk.paper import tables23
 
 
 def count_compilations(run):

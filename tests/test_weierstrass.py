@@ -17,7 +17,7 @@ import pytest
 
 from pymc_vsk import VSK, scaling, targets
 from pymc_vsk.cli import main
-from pymc_vsk.experiments import weierstrass
+from pymc_vsk.paper import weierstrass
 from tests import reference as ref
 from tests.test_tables23 import count_compilations
 

@@ -92,8 +92,8 @@ import scipy.stats
 from pytensor.graph import Variable
 
 from pymc_vsk import targets
+from pymc_vsk.arguments import int_in
 from pymc_vsk.blas import blas_threads
-from pymc_vsk.experiments.arguments import int_in
 from pymc_vsk.fitting import compiled_objective, default_starts, fit_map
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model

@@ -42,13 +42,13 @@ import numpy as np
 import pymc as pm
 
 from pymc_vsk import targets
+from pymc_vsk.arguments import positive_int
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import diagnose
-from pymc_vsk.experiments.arguments import positive_int
-from pymc_vsk.experiments.table1 import evaluation_grid
 from pymc_vsk.fitting import MapResult, default_starts, fit_map
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model, set_data
+from pymc_vsk.paper.table1 import evaluation_grid
 from pymc_vsk.prediction import Prediction, predict
 from pymc_vsk.scaling import Jump, ScalingFunction, numeric_value
 

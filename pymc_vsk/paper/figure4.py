@@ -1,6 +1,6 @@
 r"""Figure 4 (Section 4.1.2): errors and predictive std against the number of nodes, MLE.
 
-The data model is that of Tables 2–3 (:mod:`pymc_vsk.experiments.tables23`): the target f of
+The data model is that of Tables 2–3 (:mod:`pymc_vsk.paper.tables23`): the target f of
 Section 4.1, the first N unscrambled Halton nodes, Gaussian noise of std 0.25, the Matérn C⁴
 kernel with a constant mean and maximum-likelihood hyper-parameters (multi-start
 :func:`pymc_vsk.fitting.fit_map`); stationary (``psi=None``) against the VSK with ψ a unit
@@ -31,10 +31,11 @@ from pathlib import Path
 import numpy as np
 
 from pymc_vsk import targets
+from pymc_vsk.arguments import csv_cell, int_in, positive_int
 from pymc_vsk.blas import blas_threads
-from pymc_vsk.experiments.arguments import csv_cell, int_in, positive_int
-from pymc_vsk.experiments.table1 import evaluation_grid
-from pymc_vsk.experiments.tables23 import (
+from pymc_vsk.metrics import summarize
+from pymc_vsk.paper.table1 import evaluation_grid
+from pymc_vsk.paper.tables23 import (
     MODELS,
     NOISE_STD,
     PARAMETERS,
@@ -42,7 +43,6 @@ from pymc_vsk.experiments.tables23 import (
     noisy_observations,
     scaling_functions,
 )
-from pymc_vsk.metrics import summarize
 
 __all__ = ["METRICS", "Sweep", "compute", "format_summary", "main", "node_counts", "save"]
 

@@ -13,7 +13,7 @@ import io
 import time
 from pathlib import Path
 
-from pymc_vsk.experiments import EXPERIMENTS, load
+from pymc_vsk.paper import EXPERIMENTS, load
 
 __all__ = ["main", "run_all"]
 

@@ -73,7 +73,6 @@ __all__ = [
     "jump_data",
     "location_draws",
     "run_recovery",
-    "select_jump_count",
     "study_model",
 ]
 
@@ -427,34 +426,3 @@ def run_recovery(
         "width": None if width is None else str(width),
     }
     return RecoveryResult(n, method, pd.DataFrame(rows), compile_seconds, settings)
-
-
-def select_jump_count(
-    comparison: pd.DataFrame,
-    counts: Mapping[str, int],
-    *,
-    small: float = 4.0,
-    n_se: float = 2.0,
-) -> int:
-    """The smallest number of jumps whose ELPD is within ``max(small, n_se·dse)`` of the best.
-
-    Parameters
-    ----------
-    comparison : pandas.DataFrame
-        Output of ``arviz.compare`` (columns ``elpd_diff`` and ``dse``, best model first,
-        ``elpd_diff <= 0``).
-    counts : mapping of str to int
-        Number of jumps of each model, by the names used in ``arviz.compare``.
-    small : float, default 4.0
-        ELPD differences below this are "small" (Sivula et al., 2022).
-    n_se : float, default 2.0
-        Standard errors of the difference within which a model counts as tied with the best.
-
-    Returns
-    -------
-    int
-        The selected number of jumps.
-    """
-    diff = -comparison["elpd_diff"].astype(float)
-    tied = diff <= np.maximum(small, n_se * comparison["dse"].astype(float))
-    return int(min(counts[name] for name in comparison.index[tied]))

@@ -33,7 +33,7 @@ import numpy as np
 import pymc as pm
 
 from pymc_vsk import targets
-from pymc_vsk.experiments.arguments import positive_int
+from pymc_vsk.arguments import positive_int
 from pymc_vsk.fitting import fit_map
 from pymc_vsk.gibbs import Gibbs
 from pymc_vsk.metrics import summarize

@@ -31,11 +31,11 @@ import numpy as np
 import pymc as pm
 from matplotlib.figure import Figure
 
+from pymc_vsk.arguments import finite_float, positive_int
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
-from pymc_vsk.experiments.arguments import finite_float, positive_int
-from pymc_vsk.jumps import LocationPosterior, build_jump_model, location_posterior
+from pymc_vsk.jumps.models import LocationPosterior, build_jump_model, location_posterior
 from pymc_vsk.models import node_scales
 from pymc_vsk.prediction import Prediction, predict
 

@@ -59,11 +59,11 @@ from typing import Any
 import numpy as np
 
 from pymc_vsk import targets
+from pymc_vsk.arguments import csv_cell, int_in, positive_int
 from pymc_vsk.blas import blas_threads
-from pymc_vsk.experiments.arguments import csv_cell, int_in, positive_int
-from pymc_vsk.experiments.table1 import evaluation_grid
-from pymc_vsk.experiments.tables23 import Fit, MleFitter
 from pymc_vsk.metrics import summarize
+from pymc_vsk.paper.table1 import evaluation_grid
+from pymc_vsk.paper.tables23 import Fit, MleFitter
 from pymc_vsk.scaling import Corner, ScalingFunction
 
 __all__ = [
@@ -160,7 +160,7 @@ class Example:
     grid : array, shape (M, 1)
         Evaluation points.
     fits : dict
-        Model -> :class:`~pymc_vsk.experiments.tables23.Fit` (prediction at ``grid``).
+        Model -> :class:`~pymc_vsk.paper.tables23.Fit` (prediction at ``grid``).
     train_cov : dict
         Model -> σ_f² κ(X, X) at the MLE, shape (N, N).
     """

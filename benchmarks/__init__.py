@@ -1,0 +1,1 @@
+"""Studies and benchmarks of pymc-vsk: calibration, jump recovery, performance and scale."""
