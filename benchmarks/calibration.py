@@ -7,7 +7,14 @@ thin the posterior to :math:`L` roughly independent draws and record the rank of
 :math:`\tilde\theta` among them, :math:`\#\{\theta_l < \tilde\theta\} \in \{0, \dots, L\}`.
 If the posterior is sampled correctly, every rank is uniform on :math:`\{0, \dots, L\}`
 (Talts et al., Theorem 1): a ∪-shaped histogram means too-narrow posteriors, a ∩ shape
-too-wide ones, a slope a bias. Uniformity is tested with a chi-square test over bins.
+too-wide ones, a slope a bias. Uniformity is tested with a chi-square test over bins, and
+plotted with arviz-plots' ``plot_ecdf_pit`` (the PIT-ECDF with its simultaneous band).
+
+The ranks are kept in simuk's data layout (:meth:`SBCResult.to_datatree`): a DataTree whose
+group ``prior_sbc`` holds one variable per parameter, dims ``(chain, draw)`` = (1, reps), so
+``simuk``'s and ``arviz_plots``' tools read them. simuk's own ``SBC`` driver builds and
+compiles the model for every fit; :func:`run_sbc` compiles it once with nutpie and swaps the
+data of each replication into the compiled model, which is what makes 300 NUTS fits affordable.
 
 The steps are plain functions on an ordinary ``pm.Model``::
 
@@ -16,12 +23,13 @@ The steps are plain functions on an ordinary ``pm.Model``::
     result = run_sbc(model, sims, seed=2)  # compiles once with nutpie, swaps the data per fit
     result.chisquare()                     # statistic and p-value per parameter
     result.save("out/sbc")                 # ranks.csv, summary.json, sbc_ranks.png
+    result.to_datatree()                   # the ranks in simuk's layout
 
 :func:`study_model` is the design of ``benchmarks/sbc.py``: a VSK GP (Matérn 5/2 base,
 ψ = Jump(0.5)) on 25 Halton nodes in [0, 1], zero mean, with fixed proper priors on the
 length scale ℓ, the signal scale σ_f and the noise σ_n (see :func:`study_priors`).
 
-nutpie (not a dependency of the package) is needed by :func:`run_sbc` only.
+The fits run on nutpie, a dependency of the package.
 """
 
 from __future__ import annotations
@@ -31,18 +39,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import matplotlib
-
-if matplotlib.get_backend().lower() not in {"agg", "module://matplotlib_inline.backend_inline"}:
-    matplotlib.use("Agg")
+import arviz_base
+import arviz_plots
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pymc as pm
 import scipy.stats
-from matplotlib.figure import Figure
+import xarray as xr
+from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.diagnostics import diagnose
 from pymc_vsk.models import build_model, inverse_gamma_for_range
@@ -67,7 +73,7 @@ __all__ = [
 STUDY_LS_RANGE = (0.05, 1.0)
 
 
-def study_priors() -> dict[str, Any]:
+def study_priors() -> dict[str, TensorVariable]:
     r"""The fixed priors of the SBC study, as ``.dist()`` objects (independent of the data).
 
     * ``ls`` ~ InverseGamma(α, β) with 1 % of its mass below 0.05 (above the smallest node
@@ -123,7 +129,7 @@ class Simulations:
         return len(self.truth)
 
 
-def _observed(model: pm.Model, observed: str | None) -> Any:
+def _observed(model: pm.Model, observed: str | None) -> TensorVariable:
     if observed is not None:
         return model[observed]
     if len(model.observed_RVs) != 1:
@@ -248,7 +254,7 @@ class SBCResult:
     fits: pd.DataFrame
     n_thinned: int
     compile_seconds: float
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, int | float] = field(default_factory=dict)
 
     @property
     def reps(self) -> int:
@@ -281,8 +287,18 @@ class SBCResult:
             }
         return pd.DataFrame(rows).T.astype({"bins": int, "dof": int})
 
-    def summary(self, bins: int | None = None) -> dict[str, Any]:
-        """Chi-square tests, divergences, r̂, ESS and timings as a JSON-ready dict."""
+    def summary(self, bins: int | None = None) -> dict[str, object]:
+        """Chi-square tests, divergences, r̂, ESS and timings as a JSON-ready dict.
+
+        Parameters
+        ----------
+        bins : int, optional
+            Chi-square bins (:meth:`chisquare`).
+
+        Returns
+        -------
+        dict
+        """
         fits = self.fits
         seconds = fits["seconds"]
         return {
@@ -314,16 +330,44 @@ class SBCResult:
         ]
         return pd.concat(parts, axis=1).rename_axis("rep")
 
+    def to_datatree(self) -> xr.DataTree:
+        """The ranks in simuk's layout: group ``prior_sbc``, one (1, reps) array per parameter.
+
+        Returns
+        -------
+        xarray.DataTree
+            As ``simuk.SBC(...).simulations`` after ``run_simulations()``: dims ``chain``
+            (length 1) and ``draw`` (the replications), integer ranks in [0, L].
+        """
+        ranks = {name: self.ranks[name].to_numpy()[None, :] for name in self.ranks}
+        return arviz_base.from_dict(
+            {"prior_sbc": ranks},
+            attrs={"/": {"inference_library": "nutpie", "n_thinned": self.n_thinned}},
+        )
+
     def save(self, out: str | Path, bins: int | None = None) -> list[Path]:
-        """Write ``ranks.csv`` (:meth:`table`), ``summary.json`` and ``sbc_ranks.png``."""
+        """Write ``ranks.csv`` (:meth:`table`), ``summary.json`` and ``sbc_ranks.png``.
+
+        Parameters
+        ----------
+        out : str or Path
+            Directory, created if needed.
+        bins : int, optional
+            Chi-square bins of the summary (:meth:`chisquare`).
+
+        Returns
+        -------
+        list of Path
+            The three files.
+        """
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         paths = [out / "ranks.csv", out / "summary.json", out / "sbc_ranks.png"]
         self.table().to_csv(paths[0])
         paths[1].write_text(json.dumps(self.summary(bins), indent=2) + "\n")
-        fig = plot_ranks(self, bins)
-        fig.savefig(paths[2], dpi=120)
-        plt.close(fig)
+        plot = plot_ranks(self)
+        plot.savefig(paths[2], dpi=120)
+        plt.close(plot.get_viz("figure"))  # arviz-plots draws with pyplot: release the figure
         return paths
 
 
@@ -339,7 +383,7 @@ def run_sbc(
     cores: int = 2,
     target_accept: float = 0.95,
     seed: int = 0,
-    progress: Callable[[int, Mapping[str, Any]], None] | None = None,
+    progress: Callable[[int, Mapping[str, float]], None] | None = None,
 ) -> SBCResult:
     """Fit every simulated data set with NUTS (nutpie) and rank the true parameters.
 
@@ -366,10 +410,7 @@ def run_sbc(
     progress : callable, optional
         Called after each fit with the replication index and its row of fit diagnostics.
     """
-    try:
-        import nutpie
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("run_sbc needs nutpie: pip install nutpie") from err
+    import nutpie  # a dependency; imported here because it loads slowly
 
     obs = _observed(model, observed)
     data_var = model.rvs_to_values[obs]
@@ -435,41 +476,21 @@ def run_sbc(
     )
 
 
-def plot_ranks(result: SBCResult, bins: int | None = None) -> Figure:
-    """Rank histograms and ECDF differences with 99 % bands, one column per parameter.
+def plot_ranks(result: SBCResult) -> arviz_plots.PlotCollection:
+    """The PIT-ECDF of each parameter's ranks with arviz-plots' ``plot_ecdf_pit``.
 
-    Top row: counts per bin with the central 99 % interval of a Binomial(reps, 1/bins)
-    count (Talts et al., Fig. 1). Bottom row: ECDF of the ranks minus the uniform CDF, with
-    the pointwise 99 % interval under uniformity.
+    One panel per parameter: the ECDF of the ranks (as PIT values) minus the uniform CDF, the
+    simultaneous band of uniformity and the points that depart from it (Säilynoja et al.,
+    2022); a ∪-shaped histogram (too-narrow posteriors) shows as an S, a bias as a one-sided
+    bulge.
+
+    Parameters
+    ----------
+    result : SBCResult
+
+    Returns
+    -------
+    arviz_plots.PlotCollection
+        Saved with ``.savefig(path)``.
     """
-    bins = default_bins(result.reps, result.n_thinned) if bins is None else bins
-    L, reps = result.n_thinned, result.reps
-    tests = result.chisquare(bins)
-    names = list(result.ranks.columns)
-    fig, axes = plt.subplots(2, len(names), figsize=(4 * len(names), 6), squeeze=False)
-    lo, hi = scipy.stats.binom.ppf([0.005, 0.995], reps, 1.0 / bins)
-    levels = np.arange(L + 1)
-    cdf = (levels + 1) / (L + 1)
-    band = scipy.stats.binom.ppf([[0.005], [0.995]], reps, cdf) / reps - cdf
-    for j, name in enumerate(names):
-        ranks = result.ranks[name].to_numpy()
-        counts = rank_counts(ranks, L, bins)
-        ax = axes[0, j]
-        ax.axhspan(lo, hi, color="0.85", label="99 % band")
-        ax.axhline(reps / bins, color="0.5", lw=0.8)
-        ax.bar(np.arange(bins), counts, width=0.9, color="C0")
-        stat, p = tests.loc[name, ["statistic", "p_value"]]
-        ax.set_title(f"{name}: χ² = {stat:.1f}, p = {p:.3f}")
-        ax.set_xlabel(f"rank bin ({bins} bins of {(L + 1) // bins} ranks)")
-        ax = axes[1, j]
-        ecdf = np.searchsorted(np.sort(ranks), levels, side="right") / reps
-        ax.fill_between(levels, band[0], band[1], color="0.85", step="mid", label="99 % band")
-        ax.step(levels, ecdf - cdf, where="mid", color="C0")
-        ax.axhline(0.0, color="0.5", lw=0.8)
-        ax.set_xlabel(f"rank (L = {L})")
-    axes[0, 0].set_ylabel("count")
-    axes[1, 0].set_ylabel("ECDF − uniform CDF")
-    axes[0, 0].legend(loc="lower right", fontsize=8)
-    fig.suptitle(f"SBC: {reps} replications")
-    fig.tight_layout()
-    return fig
+    return arviz_plots.plot_ecdf_pit(result.to_datatree(), group="prior_sbc", backend="matplotlib")

@@ -1,4 +1,4 @@
-"""Recovery of the jump location of Section 4.1 on synthetic data, over noise seeds (issue 4).
+"""Recovery of the jump location of Section 4.1 on synthetic data, over noise seeds.
 
 Design (:mod:`benchmarks.recovery`): the paper's jump target (height 3 at t = 0.5) on the first
 N unscrambled Halton nodes, noise std 0.25 drawn with ``default_rng(seed)`` for seeds
@@ -10,8 +10,8 @@ smallest node spacing) above. NUTS settings per method are
 :data:`benchmarks.recovery.SAMPLER_SETTINGS` (4 chains; marginal 4000 draws at target_accept
 0.99, relaxation 1000 draws at 0.95); the options below override them.
 
-    /work/venv/bin/python benchmarks/jump_recovery.py --seeds 10 --n 27 81 --out out/jumps
-    /work/venv/bin/python benchmarks/jump_recovery.py --n 81 --method smooth --draws 2000
+    python benchmarks/jump_recovery.py --seeds 10 --n 27 81 --out out/jumps
+    python benchmarks/jump_recovery.py --n 81 --method smooth --draws 2000
 
 Prints per N a table (per seed: the 94 % interval = hull of the credible set of gaps, its
 width, whether it covers 0.5, the probability of the true gap, the ETI, max r̂, min bulk and
@@ -30,6 +30,9 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+if __package__ in (None, ""):  # run as a script: the repository root holds ``benchmarks``
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.recovery import run_recovery
 

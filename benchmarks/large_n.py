@@ -1,8 +1,8 @@
 r"""VSK GP regression at N = 2 000 … 20 000: HSGP and VFE, MAP and NUTS, time and peak memory.
 
-    /work/venv/bin/python benchmarks/large_n.py                  # N = 2 000, 5 000, 10 000, 20 000
-    /work/venv/bin/python benchmarks/large_n.py --quick          # N = 1 000, 2 000, short NUTS
-    /work/venv/bin/python benchmarks/large_n.py --nodes 20000 --out out/large_n
+    python benchmarks/large_n.py                  # N = 2 000, 5 000, 10 000, 20 000
+    python benchmarks/large_n.py --quick          # N = 1 000, 2 000, short NUTS
+    python benchmarks/large_n.py --nodes 20000 --out out/large_n
 
 Data: x ~ U[0, 1] (seeded), y = f(x) + N(0, 0.25²) with f the jump target of Section 4.1;
 ψ = Jump(0.5). Every model uses the same VSK: an ExpQuad base kernel on the lifted inputs

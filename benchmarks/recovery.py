@@ -27,10 +27,10 @@ Design choices, fixed before looking at coverage:
   tuning steps. The relaxation takes 1000 draws per chain at ``target_accept = 0.95`` (a
   small step size for the steep walls it puts at the nodes). At N = 27 the posterior of the
   marginal model straddles both modes of the VSK likelihood (short ℓ and small σ_n; long ℓ
-  and σ_n ≈ 1, NOTES.md): with 1000 draws at 0.95 one seed of ten had r̂(σ_n) = 1.013 and one
-  had 2 divergences, both in the long-ℓ mode; with 2000 draws at 0.99 again one seed had
-  r̂ = 1.013 and one 2 divergences (of 8000 transitions). The marginal method therefore takes
-  4000 draws per chain at ``target_accept = 0.99`` (about 2–3 minutes per seed on 2 cores).
+  and σ_n ≈ 1: the likelihood of Section 4.1.2 is bimodal): with 1000 draws at 0.95 one seed
+  of ten had r̂(σ_n) = 1.013 and one had 2 divergences, both in the long-ℓ mode; with 2000
+  draws at 0.99 again one seed had r̂ = 1.013 and one 2 divergences (of 8000 transitions). The
+  marginal method therefore takes 4000 draws per chain at ``target_accept = 0.99``.
   No reparameterisation beyond PyMC's default transforms.
 * **Location diagnostics** for the marginal method, which samples no location: r̂ and ESS of
   the per-draw conditional mean E[t | θ, y] = Σ_g p(G_g | θ, y) (left_g + right_g) / 2,

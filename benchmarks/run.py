@@ -1,8 +1,8 @@
-r"""Performance benchmarks (issue 6): every ratio measured in one run and printed against its goal.
+r"""Performance benchmarks: every ratio measured in one run and printed against its goal.
 
-    /work/venv/bin/python benchmarks/run.py                 # full run (about 15-25 min, 2 cores)
-    /work/venv/bin/python benchmarks/run.py --quick         # CI smoke run (a few minutes)
-    /work/venv/bin/python benchmarks/run.py --out out/bench # where raw.json and ratios.csv go
+    python benchmarks/run.py                 # full run
+    python benchmarks/run.py --quick         # smoke run, small sizes
+    python benchmarks/run.py --out out/bench # where raw.json and ratios.csv go
 
 What is measured (data: the jump target of Section 4.1 on the first N Halton nodes, noise std
 0.25; Matérn 5/2 base kernel; ψ = Jump(0.5)):

@@ -7,8 +7,8 @@ from the model's prior predictive, fits with nutpie (compiled once, data swapped
 ranks the true values among L thinned posterior draws; the ranks are tested for uniformity
 with a chi-square test per parameter (Talts et al., 2018).
 
-    /work/venv/bin/python benchmarks/sbc.py --out out/sbc            # 300 replications
-    /work/venv/bin/python benchmarks/sbc.py --reps 100 --out out/sbc
+    python benchmarks/sbc.py --out out/sbc            # 300 replications
+    python benchmarks/sbc.py --reps 100 --out out/sbc
 
 writes ``ranks.csv`` (one row per replication), ``summary.json`` and ``sbc_ranks.png`` to
 ``--out`` and prints the chi-square statistics, divergences, r̂ and timings. The defaults
@@ -25,7 +25,11 @@ import logging
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+if __package__ in (None, ""):  # run as a script: the repository root holds ``benchmarks``
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.calibration import run_sbc, simulate, study_model
 

@@ -1,4 +1,4 @@
-"""``python -m pymc_vsk`` is the ``pymc-vsk`` command."""
+"""``python -m pymc_vsk``: the ``pymc-vsk`` program's entry point (:mod:`pymc_vsk.cli`)."""
 
 import sys
 

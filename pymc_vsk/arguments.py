@@ -1,4 +1,4 @@
-"""argparse types and small output helpers shared by the ``pymc-vsk`` commands."""
+"""argparse types shared by the ``pymc-vsk`` commands: bounded integers and finite floats."""
 
 from __future__ import annotations
 
@@ -6,11 +6,24 @@ import argparse
 import math
 from collections.abc import Callable
 
-__all__ = ["csv_cell", "finite_float", "int_in", "positive_int"]
+__all__ = ["finite_float", "int_in", "positive_int"]
 
 
 def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type accepting integers in [low, high] (no upper bound when ``high`` is None)."""
+    """An argparse type accepting integers in [low, high].
+
+    Parameters
+    ----------
+    low : int
+        Smallest value accepted.
+    high : int, optional
+        Largest value accepted; no upper bound when ``None``.
+
+    Returns
+    -------
+    callable
+        ``parse(text) -> int``, raising ``argparse.ArgumentTypeError`` with the bound.
+    """
 
     def parse(text: str) -> int:
         try:
@@ -32,7 +45,22 @@ positive_int = int_in(1)
 
 
 def finite_float(text: str) -> float:
-    """An argparse type accepting finite floats (not nan or ±inf)."""
+    """An argparse type accepting finite floats (not nan or ±inf).
+
+    Parameters
+    ----------
+    text : str
+        The command-line value.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not a number, or not finite.
+    """
     try:
         value = float(text)
     except ValueError:
@@ -40,8 +68,3 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value
-
-
-def csv_cell(column: str, value: float) -> str:
-    """A CSV cell: counts (``n_*`` columns) as integers, everything else to 6 digits."""
-    return str(int(value)) if column.startswith("n_") else f"{value:.6g}"

@@ -1,6 +1,10 @@
-"""Command-line interface: ``pymc-vsk reproduce <experiment>`` and ``pymc-vsk detect-jumps``.
+"""The ``pymc-vsk`` program: its entry point, which assembles the commands.
 
-Experiment modules are imported only when their command runs, so ``--help`` is fast.
+``pymc-vsk reproduce <experiment>`` runs a reproduction of the paper
+(:mod:`pymc_vsk.paper`); ``pymc-vsk detect-jumps`` is the library's jump detector
+(:mod:`pymc_vsk.jumps.cli`). This module and ``pymc_vsk/__main__.py`` (``python -m
+pymc_vsk``) are the top of the package: they import the library and the paper subpackage, and
+nothing imports them.
 """
 
 from __future__ import annotations
@@ -16,7 +20,12 @@ __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser: one ``reproduce`` sub-command per experiment, and ``detect-jumps``."""
+    """The argument parser: one ``reproduce`` sub-command per experiment, and ``detect-jumps``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
     parser = argparse.ArgumentParser(
         prog="pymc-vsk",
         description="Variably scaled kernels for Gaussian-process regression in PyMC.",
@@ -36,7 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status of the command.
+    """
     args = build_parser().parse_args(argv)
     if args.command == "reproduce":
         return load(args.experiment).main(args)

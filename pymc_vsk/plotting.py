@@ -1,23 +1,19 @@
 """Figures in the paper's style: posterior bands, covariance matrices, metric curves, 2-D maps.
 
-Every function returns a ``matplotlib.figure.Figure``; the caller saves or shows it. The
-non-interactive Agg backend is used unless a backend was chosen already.
+Every function returns a ``matplotlib.figure.Figure`` made without pyplot, so making and saving
+figures works with any matplotlib backend and leaves the user's backend and pyplot's figures
+alone; the caller saves it (``fig.savefig``) or shows it (a notebook displays it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import matplotlib
-
-if matplotlib.get_backend().lower() not in {"agg", "module://matplotlib_inline.backend_inline"}:
-    matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import LogNorm, Normalize
 from matplotlib.figure import Figure
 
-__all__ = ["covariance_matrices", "field_maps", "metric_curves", "posterior_bands"]
+__all__ = ["covariance_matrices", "curves", "field_maps", "metric_curves", "posterior_bands"]
 
 
 def posterior_bands(
@@ -36,14 +32,21 @@ def posterior_bands(
     x : array, shape (M,)
         Evaluation points (sorted).
     mean, std : dict of model name -> array, shape (M,)
+        Posterior mean and standard deviation per model (one panel each).
     X, y : array, shape (N,)
         Training inputs and observations.
     truth : array, shape (M,), optional
         Target at ``x``.
     titles : dict of model name -> str, optional
+        Panel titles (default: the model names).
+
+    Returns
+    -------
+    Figure
     """
     names = list(mean)
-    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 3.6), sharey=True)
+    fig = Figure(figsize=(5 * len(names), 3.6))
+    axes = fig.subplots(1, len(names), sharey=True)
     for ax, name in zip(np.atleast_1d(axes), names, strict=True):
         m, s = mean[name], std[name]
         ax.fill_between(x, m - 2 * s, m + 2 * s, color="C0", alpha=0.25, label="±2 std")
@@ -61,11 +64,24 @@ def posterior_bands(
 def covariance_matrices(
     matrices: Mapping[str, np.ndarray], titles: Mapping[str, str] | None = None
 ) -> Figure:
-    """Images of training covariance matrices side by side (Figures 3 and 12 of the paper)."""
+    """Images of training covariance matrices side by side (Figures 3 and 12 of the paper).
+
+    Parameters
+    ----------
+    matrices : dict of model name -> array, shape (N, N)
+        One colour scale for all.
+    titles : dict of model name -> str, optional
+        Panel titles (default: the model names).
+
+    Returns
+    -------
+    Figure
+    """
     names = list(matrices)
     vmax = max(float(np.max(matrices[n])) for n in names)
     vmin = min(0.0, *(float(np.min(matrices[n])) for n in names))
-    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8))
+    fig = Figure(figsize=(4.2 * len(names), 3.8))
+    axes = fig.subplots(1, len(names))
     for ax, name in zip(np.atleast_1d(axes), names, strict=True):
         image = ax.imshow(matrices[name], vmin=vmin, vmax=vmax, cmap="viridis")
         ax.set_title((titles or {}).get(name, name))
@@ -97,10 +113,18 @@ def metric_curves(
         Metrics drawn on a log y-axis.
     titles : dict of model name -> str, optional
         Legend entries.
+    xlabel : str, default "N"
+    ncols : int, default 2
+        Panels per row.
+
+    Returns
+    -------
+    Figure
     """
     metrics = list(labels)
     nrows = -(-len(metrics) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.6 * nrows), squeeze=False)
+    fig = Figure(figsize=(5.2 * ncols, 3.6 * nrows))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
     for ax, metric in zip(axes.ravel(), metrics, strict=False):
         for i, (model, rows) in enumerate(values.items()):
             v = np.asarray(rows[metric], dtype=float).reshape(len(x), -1)
@@ -127,8 +151,21 @@ def curves(
     xlabel: str = "x",
     title: str | None = None,
 ) -> Figure:
-    """Several labelled curves over one axis (e.g. kernel basis functions, Figure 14)."""
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    """Several labelled curves over one axis (e.g. kernel basis functions, Figure 14).
+
+    Parameters
+    ----------
+    x : array, shape (M,)
+    ys : dict of label -> array, shape (M,)
+    xlabel : str, default "x"
+    title : str, optional
+
+    Returns
+    -------
+    Figure
+    """
+    fig = Figure(figsize=(6, 3.6))
+    ax = fig.subplots()
     for label, y in ys.items():
         ax.plot(x, y, label=label)
     ax.set_xlabel(xlabel)
@@ -160,21 +197,23 @@ def field_maps(
     shape : (int, int)
         Grid points along ``x1`` and ``x2``.
     extent : (x1_min, x1_max, x2_min, x2_max)
+        The domain.
     rows : dict of row key -> label, in row order
+        Quantities drawn, with their colour-bar labels.
     log : sequence of str
         Rows drawn on a logarithmic colour scale (non-positive values are shown at its minimum).
     points : array, shape (N, 2), optional
         Nodes, drawn on the first column.
     cmaps : dict of row key -> colormap name, optional
+        Default ``"viridis"``.
+
+    Returns
+    -------
+    Figure
     """
     names, keys = list(values), list(rows)
-    fig, axes = plt.subplots(
-        len(keys),
-        len(names),
-        figsize=(2.9 * len(names) + 1.0, 2.7 * len(keys)),
-        squeeze=False,
-        layout="constrained",
-    )
+    fig = Figure(figsize=(2.9 * len(names) + 1.0, 2.7 * len(keys)), layout="constrained")
+    axes = fig.subplots(len(keys), len(names), squeeze=False)
     for r, key in enumerate(keys):
         fields = [np.asarray(values[n][key], dtype=float) for n in names if key in values[n]]
         norm = _shared_norm(fields, key in log)

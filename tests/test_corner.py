@@ -14,7 +14,7 @@ import pytest
 
 from pymc_vsk import targets
 from pymc_vsk.cli import main
-from pymc_vsk.paper import corner
+from pymc_vsk.paper import figure9
 from tests.test_tables23 import count_compilations
 
 N_MAX = 111
@@ -23,7 +23,7 @@ SEEDS = 3
 
 @pytest.fixture(scope="module")
 def study_and_compiles():
-    return count_compilations(lambda: corner.compute(n_max=N_MAX, seeds=SEEDS))
+    return count_compilations(lambda: figure9.compute(n_max=N_MAX, seeds=SEEDS))
 
 
 @pytest.fixture(scope="module")
@@ -32,20 +32,20 @@ def study(study_and_compiles):
 
 
 def test_node_counts_are_the_papers_and_always_sample_the_corner():
-    ns = corner.node_counts()
+    ns = figure9.node_counts()
     assert ns.tolist() == [11 + 20 * j for j in range(1, 40)]
-    assert corner.node_counts(N_MAX).tolist() == [31, 51, 71, 91, 111]
-    assert all(corner.corner_is_node(targets.uniform_nodes(int(n))) for n in ns)
-    assert corner.corner_is_node(targets.uniform_nodes(21))
-    assert not corner.corner_is_node(targets.uniform_nodes(20))
+    assert figure9.node_counts(N_MAX).tolist() == [31, 51, 71, 91, 111]
+    assert all(figure9.corner_is_node(targets.uniform_nodes(int(n))) for n in ns)
+    assert figure9.corner_is_node(targets.uniform_nodes(21))
+    assert not figure9.corner_is_node(targets.uniform_nodes(20))
     with pytest.raises(ValueError, match="at least 31"):
-        corner.node_counts(30)
+        figure9.node_counts(30)
 
 
 def test_psi_shrinks_the_local_length_scale_tenfold_at_the_corner_only():
     # Corollary 3.3: local length scale ℓ / sqrt(1 + ψ'(x)²); the module docstring says it
     # drops to about ℓ/10 at the corner (A/δ = 10) and returns to ℓ within a few δ.
-    psi = corner.scaling_functions()["vsk"]
+    psi = figure9.scaling_functions()["vsk"]
     x = np.linspace(0.0, 1.0, 20001)
     slope = np.gradient(psi.numpy(x[:, None]), x)
     ratio = 1.0 / np.sqrt(1.0 + slope**2)
@@ -78,9 +78,9 @@ def test_stationary_model_treats_the_sampled_corner_as_noise(study):
     # The paper's explanation at N = 21 (corner node sampled): the stationary fit needs a
     # larger noise to pass by the corner observation; the VSK believes it.
     i = study.figure_nodes.index(21)
-    sigma_n = {m: study.figure_median(m, "sigma_n")[i] for m in corner.MODELS}
+    sigma_n = {m: study.figure_median(m, "sigma_n")[i] for m in figure9.MODELS}
     assert sigma_n["stationary"] > 1.5 * sigma_n["vsk"]
-    assert sigma_n["stationary"] > corner.NOISE_STD
+    assert sigma_n["stationary"] > figure9.NOISE_STD
 
 
 def test_vsk_training_matrix_decouples_the_corner_node(study):
@@ -108,7 +108,7 @@ def test_cli_prints_the_summary_and_writes_csvs_and_figures(study, tmp_path, cap
         calls.append((n_max, seeds))
         return study
 
-    monkeypatch.setattr(corner, "compute", fake_compute)
+    monkeypatch.setattr(figure9, "compute", fake_compute)
     argv = ["reproduce", "figure9", "--n-max", str(N_MAX), "--seeds", str(SEEDS)]
     status = main([*argv, "--out", str(tmp_path)])
     out = capsys.readouterr().out
@@ -135,8 +135,8 @@ def test_cli_prints_the_summary_and_writes_csvs_and_figures(study, tmp_path, cap
 
 
 def test_summary_states_the_choices_and_the_findings(study):
-    text = corner.format_summary(study)
-    for phrase in ("Matern52", f"noise std {corner.NOISE_STD}", "Corner(x0=0.5", "decay=0.1"):
+    text = figure9.format_summary(study)
+    for phrase in ("Matern52", f"noise std {figure9.NOISE_STD}", "Corner(x0=0.5", "decay=0.1"):
         assert phrase in text
     assert "paper's finding: VSK RMSE lower at most N (5 of 5): yes" in text
     assert "2 models built" in text

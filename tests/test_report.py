@@ -2,24 +2,34 @@
 
 from __future__ import annotations
 
-from pymc_vsk.cli import main
-from pymc_vsk.paper import EXPERIMENTS, report
+from pathlib import Path
+
+from pymc_vsk.cli import build_parser, main
+from pymc_vsk.paper import EXPERIMENTS, load, report
 
 
 def test_every_experiment_gets_its_figure_directory():
     for name in EXPERIMENTS:
         if name == "all":
             continue
-        args = report._arguments(name, report.Path("/tmp/x"))
+        args = report.arguments(name, report.Path("/tmp/x"))
         saved = getattr(args, "out", None) or getattr(args, "plot", None)
         assert str(saved) == "/tmp/x", name
-        # the same namespace as the command line gives (tables23 reads args.experiment)
-        assert args.command == "reproduce" and args.experiment == name
+        # the same namespace as the command line gives (tables2_3 reads args.experiment)
+        option = load(name).OUTPUT_OPTION
+        command_line = build_parser().parse_args(["reproduce", name, option, "/tmp/x"])
+        assert command_line.command == "reproduce" and args.experiment == name
+        assert vars(args) == {k: v for k, v in vars(command_line).items() if k != "command"}
+
+
+def test_report_does_not_import_the_command_line():
+    source = Path(report.__file__).read_text()
+    assert "pymc_vsk.cli" not in source and "_option_string_actions" not in source
 
 
 def test_report_runs_an_experiment_that_reads_its_name(tmp_path, monkeypatch):
     """Table 2 and Table 3 share one main(), which needs the experiment's name."""
-    from pymc_vsk.paper import tables23
+    from pymc_vsk.paper import tables2_3
 
     seen = []
 
@@ -27,12 +37,12 @@ def test_report_runs_an_experiment_that_reads_its_name(tmp_path, monkeypatch):
         seen.append((table, seeds, method))
         raise SystemExit(0)  # stop before the 20-seed study
 
-    monkeypatch.setattr(tables23, "compute", compute)
+    monkeypatch.setattr(tables2_3, "compute", compute)
     try:
         report.run_all(tmp_path, ["table3"])
     except SystemExit:
         pass
-    assert seen and seen[0][0] is tables23.TABLES["table3"]
+    assert seen and seen[0][0] is tables2_3.TABLES["table3"]
 
 
 def test_report_has_the_output_and_figures(tmp_path, capsys):

@@ -9,7 +9,7 @@ import pytest
 
 from pymc_vsk import fitting, prediction
 from pymc_vsk.cli import main
-from pymc_vsk.paper import tables23
+from pymc_vsk.paper import tables2_3
 
 
 def count_compilations(run):
@@ -35,7 +35,7 @@ def count_compilations(run):
 
 @pytest.fixture(scope="module")
 def table3_3_seeds():
-    return count_compilations(lambda: tables23.compute(81, seeds=3))
+    return count_compilations(lambda: tables2_3.compute(81, seeds=3))
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +45,9 @@ def study(table3_3_seeds):
 
 def test_study_has_every_row_for_both_models_and_every_seed(study):
     assert study.seeds == [0, 1, 2]
-    for model in tables23.MODELS:
-        assert set(study.values[model]) == set(tables23.ROW_LABELS)
-        for row in tables23.ROW_LABELS:
+    for model in tables2_3.MODELS:
+        assert set(study.values[model]) == set(tables2_3.ROW_LABELS)
+        for row in tables2_3.ROW_LABELS:
             values = study.values[model][row]
             assert values.shape == (3,) and np.all(np.isfinite(values)) and np.all(values >= 0)
     assert study.example["grid"].shape == (580, 1)  # 500-point grid united with 81 nodes
@@ -59,11 +59,11 @@ def test_each_model_is_compiled_once_for_all_seeds(table3_3_seeds):
 
 
 def test_noise_is_seeded_nested_and_has_std_0_25():
-    X = tables23.targets.halton_nodes(4000)
-    eps = tables23.noisy_observations(X, 7) - tables23.targets.jump(X)
+    X = tables2_3.targets.halton_nodes(4000)
+    eps = tables2_3.noisy_observations(X, 7) - tables2_3.targets.jump(X)
     assert np.std(eps) == pytest.approx(0.25, rel=0.05)
     assert np.array_equal(
-        tables23.noisy_observations(X[:81], 7), eps[:81] + tables23.targets.jump(X[:81])
+        tables2_3.noisy_observations(X[:81], 7), eps[:81] + tables2_3.targets.jump(X[:81])
     )
 
 
@@ -73,7 +73,7 @@ def test_vsk_beats_stationary_at_81_nodes_in_every_seed(study):
     assert 0.4 < study.median_rmse_ratio < 0.75
     assert np.all(study.values["vsk"]["max_error"] < 0.5 * study.values["stationary"]["max_error"])
     # both fits sit in the short length-scale mode the paper reports (ℓ ≈ 0.06-0.07)
-    for model in tables23.MODELS:
+    for model in tables2_3.MODELS:
         assert np.all((study.values[model]["ls"] > 0.03) & (study.values[model]["ls"] < 0.15))
     # the noise std is recovered roughly (true 0.25)
     assert np.all(np.abs(study.values["vsk"]["sigma_n"] - 0.25) < 0.1)
@@ -81,22 +81,22 @@ def test_vsk_beats_stationary_at_81_nodes_in_every_seed(study):
 
 def test_std_rows_include_the_noise(study):
     """Average std of y can never fall below the fitted noise std σ_n."""
-    for model in tables23.MODELS:
+    for model in tables2_3.MODELS:
         assert np.all(study.values[model]["mean_std"] >= study.values[model]["sigma_n"])
 
 
 def test_table_prints_the_paper_beside_medians_and_bands(study):
-    text = tables23.format_table(study)
-    for label in tables23.ROW_LABELS.values():
+    text = tables2_3.format_table(study)
+    for label in tables2_3.ROW_LABELS.values():
         assert label in text
     assert "2.451e-01" in text and "1.397e-01" in text  # the paper's RMSEs (Table 3)
     assert "paper 0.570" in text and "10–90 % band" in text
     assert f"VSK RMSE lower than stationary in {study.n_vsk_better} of 3 seeds" in text
 
 
-def test_paper_rmse_ratios_are_those_of_the_issue():
-    assert round(tables23.paper_rmse_ratio(27), 2) == 0.69
-    assert round(tables23.paper_rmse_ratio(81), 2) == 0.57
+def test_paper_rmse_ratios_are_those_of_the_tables():
+    assert round(tables2_3.paper_rmse_ratio(27), 2) == 0.69
+    assert round(tables2_3.paper_rmse_ratio(81), 2) == 0.57
 
 
 def test_length_scale_modes_merge_optima_that_differ_only_in_sigma_n():
@@ -104,15 +104,15 @@ def test_length_scale_modes_merge_optima_that_differ_only_in_sigma_n():
         optima = [fitting.Optimum({"ls": np.array(v)}, -float(i)) for i, v in enumerate(ls_values)]
         return fitting.MapResult(optima, [], [], ["ls"])
 
-    assert tables23.length_scale_modes(result(0.06, 0.061, 0.7)) == [0.06, 0.7]
-    assert tables23.length_scale_modes(result(0.7, 0.06)) == [0.7, 0.06]
+    assert tables2_3.length_scale_modes(result(0.06, 0.061, 0.7)) == [0.06, 0.7]
+    assert tables2_3.length_scale_modes(result(0.7, 0.06)) == [0.7, 0.06]
 
 
-def test_cli_table3_prints_the_table_and_its_acceptance(capsys):
+def test_cli_table3_prints_the_table_and_its_check(capsys):
     status = main(["reproduce", "table3", "--seeds", "2"])
     out = capsys.readouterr().out
     assert "Table 3: N = 81 Halton nodes" in out and "paper" in out
-    assert "acceptance (issue 3, stated for MAP)" in out and "2 models built" in out
+    assert "paper's numbers (checked for MLE)" in out and "2 models built" in out
     assert status == (1 if ": NO" in out else 0)
 
 
@@ -133,23 +133,23 @@ def test_cli_rejects_bad_input(capsys, argv, message):
 
 def test_unknown_method_is_an_error():
     with pytest.raises(ValueError, match="'map' or 'nuts'"):
-        tables23.make_fitters("vi", np.zeros((2, 1)), np.zeros(2))
+        tables2_3.make_fitters("vi", np.zeros((2, 1)), np.zeros(2))
 
 
 @pytest.mark.slow
-def test_acceptance_20_seeds_map():
+def test_reproduction_check_20_seeds_map():
     """Issue 3: VSK better in ≥ 18 of 20 seeds at N = 81; median RMSE ratio within ±0.15."""
     for n in (27, 81):
-        study = tables23.compute(n, seeds=20)
-        print(tables23.format_table(study))
-        assert abs(study.median_rmse_ratio - tables23.paper_rmse_ratio(n)) <= 0.15
+        study = tables2_3.compute(n, seeds=20)
+        print(tables2_3.format_table(study))
+        assert abs(study.median_rmse_ratio - tables2_3.paper_rmse_ratio(n)) <= 0.15
         assert all(study.checks().values())
     assert study.n_vsk_better >= 18  # N = 81
 
 
 @pytest.mark.slow
 def test_nuts_one_seed_vsk_beats_stationary_at_81_nodes():
-    study = tables23.compute(81, seeds=1, method="nuts")
-    print(tables23.format_table(study))
+    study = tables2_3.compute(81, seeds=1, method="nuts")
+    print(tables2_3.format_table(study))
     assert study.n_vsk_better == 1
     assert study.values["vsk"]["max_error"][0] < 0.5 * study.values["stationary"]["max_error"][0]

@@ -17,7 +17,7 @@ import pytest
 
 from pymc_vsk import VSK, scaling, targets
 from pymc_vsk.cli import main
-from pymc_vsk.paper import weierstrass
+from pymc_vsk.paper import figure7
 from tests import reference as ref
 from tests.test_tables23 import count_compilations
 
@@ -26,9 +26,7 @@ K_REDUCED = (0, 1, 2, 4, 8, 12)
 
 @pytest.fixture(scope="module")
 def sweep_and_compiles():
-    return count_compilations(
-        lambda: weierstrass.compute(n_nodes=80, k_values=K_REDUCED, grid_size=30)
-    )
+    return count_compilations(lambda: figure7.compute(n_nodes=80, k_values=K_REDUCED, grid_size=30))
 
 
 @pytest.fixture(scope="module")
@@ -38,18 +36,18 @@ def sweep(sweep_and_compiles):
 
 # -- ψ^K_VSK as one function with data weights ------------------------------------------------
 def test_truncation_weights_select_the_first_k_vsk_plus_one_terms():
-    assert weierstrass.truncation_weights(None).tolist() == [0.0] * 13
-    assert weierstrass.truncation_weights(0).tolist() == [1.0] + [0.0] * 12
-    assert weierstrass.truncation_weights(12).tolist() == [1.0] * 13
+    assert figure7.truncation_weights(None).tolist() == [0.0] * 13
+    assert figure7.truncation_weights(0).tolist() == [1.0] + [0.0] * 12
+    assert figure7.truncation_weights(12).tolist() == [1.0] * 13
     for bad in (-1, 13, 2.5):
         with pytest.raises(ValueError, match=r"0\.\.12"):
-            weierstrass.truncation_weights(bad)
+            figure7.truncation_weights(bad)
 
 
 @pytest.mark.parametrize("k_vsk", [0, 3, 12])
 def test_weighted_psi_is_the_papers_truncation(k_vsk):
     X = targets.halton_nodes(50, d=2)
-    psi = weierstrass.weierstrass_terms(X, weierstrass.truncation_weights(k_vsk))
+    psi = figure7.weierstrass_terms(X, figure7.truncation_weights(k_vsk))
     np.testing.assert_allclose(psi, ref.psi_weierstrass(X, k_vsk), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(psi, scaling.Weierstrass(k_vsk).numpy(X), rtol=1e-12, atol=1e-12)
     if k_vsk == 12:  # ψ¹² is the target
@@ -61,12 +59,12 @@ def test_one_compiled_covariance_is_every_vsk_and_the_stationary_kernel():
     and zero weights the stationary Matérn C⁴ on x."""
     rng = np.random.default_rng(3)
     X, Xs = rng.uniform(0, 1, (12, 2)), rng.uniform(0, 1, (7, 2))
-    weights = pytensor.shared(weierstrass.truncation_weights(None))
-    cov = VSK(pm.gp.cov.Matern52(3, ls=0.3), weierstrass.scaling_function(weights))
+    weights = pytensor.shared(figure7.truncation_weights(None))
+    cov = VSK(pm.gp.cov.Matern52(3, ls=0.3), figure7.scaling_function(weights))
     fn = pytensor.function([], [cov(X), cov(X, Xs)])
     phi = ref.RADIAL["Matern52"]
     for k_vsk in (None, 0, 3, 12):
-        weights.set_value(weierstrass.truncation_weights(k_vsk))
+        weights.set_value(figure7.truncation_weights(k_vsk))
         K, Ks = fn()
         if k_vsk is None:
             expected = ref.loop_kernel(phi, X, X, 0.3), ref.loop_kernel(phi, X, Xs, 0.3)
@@ -87,24 +85,24 @@ def test_one_model_is_compiled_for_the_stationary_fit_and_every_k_vsk(sweep_and_
     assert len(sweep.fit_seconds) == 1 + len(K_REDUCED)
     assert set(sweep.predictions) == {"stationary", *K_REDUCED}
     assert sweep.grid.shape == (900, 2) and sweep.X.shape == (80, 2)
-    for column in weierstrass.COLUMNS:
+    for column in figure7.COLUMNS:
         assert np.all(np.isfinite(sweep.vsk[column])) and np.isfinite(sweep.stationary[column])
 
 
 def test_vsk_with_psi_12_equal_to_the_target_is_nearly_exact(sweep):
     ratio = sweep.ratio("rmse")[sweep.k_values == 12][0]
-    assert ratio <= weierstrass.EXACT_FACTOR
-    assert sweep.ratio("max_error")[-1] <= weierstrass.EXACT_FACTOR
+    assert ratio <= figure7.EXACT_FACTOR
+    assert sweep.ratio("max_error")[-1] <= figure7.EXACT_FACTOR
 
 
 def test_errors_fall_as_k_vsk_grows(sweep):
     for column in ("rmse", "max_error"):
-        assert sweep.spearman(column) <= weierstrass.MAX_SPEARMAN
+        assert sweep.spearman(column) <= figure7.MAX_SPEARMAN
         assert sweep.vsk[column][-1] < sweep.vsk[column][0]
 
 
 def test_vsk_is_not_much_worse_than_stationary_even_for_a_poor_psi(sweep):
-    assert np.all(sweep.ratio("rmse") <= weierstrass.ROBUST_FACTOR)
+    assert np.all(sweep.ratio("rmse") <= figure7.ROBUST_FACTOR)
     # from K_VSK = 1 on, the VSK is better than the stationary kernel
     assert np.all(sweep.ratio("rmse")[sweep.k_values >= 1] < 1.0)
 
@@ -122,7 +120,7 @@ def test_every_finding_holds_at_reduced_size(sweep):
 
 
 def test_csv_and_figures_are_written(sweep, tmp_path):
-    csv_path, fig7, fig8 = weierstrass.save(sweep, tmp_path)
+    csv_path, fig7, fig8 = figure7.save(sweep, tmp_path)
     with csv_path.open() as handle:
         rows = list(csv.DictReader(handle))
     assert [r["K_VSK"] for r in rows] == ["", *map(str, K_REDUCED)]
@@ -130,12 +128,12 @@ def test_csv_and_figures_are_written(sweep, tmp_path):
     assert float(rows[-1]["rmse"]) == pytest.approx(sweep.vsk["rmse"][-1], rel=1e-5)
     assert float(rows[0]["max_std"]) == pytest.approx(sweep.stationary["max_std"], rel=1e-5)
     assert fig7.stat().st_size > 20_000 and fig8.stat().st_size > 20_000
-    maps = weierstrass.figure8_maps(sweep)
+    maps = figure7.figure8_maps(sweep)
     assert list(maps) == ["target f", "stationary", *(f"VSK, K_VSK = {k}" for k in (2, 4, 12))]
 
 
 def test_summary_states_the_choices_the_findings_and_the_time(sweep):
-    text = weierstrass.format_summary(sweep)
+    text = figure7.format_summary(sweep)
     for phrase in ("[0, 1]^2", "N = 80", "noise-free", "Matérn C4", "30x30", "paper's finding"):
         assert phrase in text
     assert "1 model built and compiled once" in text and "7 fits in" in text

@@ -388,16 +388,11 @@ def plot_detection(
     The lower panel shows the posterior density of each location over the gaps between nodes
     (gap probability / gap width); the ``prob`` credible gaps are shaded in both panels.
     """
-    import matplotlib.pyplot as plt
-
-    from pymc_vsk import plotting  # noqa: F401  (selects the Agg backend when none is set)
-
     d = detection
     grid = np.union1d(np.linspace(d.x.min(), d.x.max(), N_GRID), d.x)
     pred = d.predict(grid)
-    fig, (top, bottom) = plt.subplots(
-        2, 1, figsize=(9, 6), sharex=True, gridspec_kw={"height_ratios": [2, 1]}
-    )
+    fig = Figure(figsize=(9, 6))  # not pyplot: any backend will do, and none is changed
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2, 1]})
     band = (pred.mean - 2 * pred.std_f, pred.mean + 2 * pred.std_f)
     top.fill_between(grid, *band, color="C0", alpha=0.25, label="±2 std (latent f)")
     top.plot(grid, pred.mean, color="C0", label="posterior mean")

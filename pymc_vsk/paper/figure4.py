@@ -1,10 +1,10 @@
 r"""Figure 4 (Section 4.1.2): errors and predictive std against the number of nodes, MLE.
 
-The data model is that of Tables 2–3 (:mod:`pymc_vsk.paper.tables23`): the target f of
+The data model is that of Tables 2–3 (:mod:`pymc_vsk.paper.tables2_3`): the target f of
 Section 4.1, the first N unscrambled Halton nodes, Gaussian noise of std 0.25, the Matérn C⁴
-kernel with a constant mean and maximum-likelihood hyper-parameters (multi-start
-:func:`pymc_vsk.fitting.fit_map`); stationary (``psi=None``) against the VSK with ψ a unit
-jump at 0.5. N runs over the paper's set {10 + 20 j : j = 1, …, 39} = {30, 50, …, 790}.
+kernel with a constant mean and maximum-likelihood hyper-parameters
+(:class:`~pymc_vsk.paper.harness.MleFitter`); stationary (``psi=None``) against the VSK with
+ψ a unit jump at 0.5. N runs over the paper's set {10 + 20 j : j = 1, …, 39} = {30, 50, …, 790}.
 Metrics (Section 4) over ``linspace(0, 1, 500)`` united with the nodes; the std curves are the
 predictive std of y (noise included), as in Tables 2–3.
 
@@ -22,7 +22,6 @@ most N and its log-log slope against N is steeper.
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,23 +30,39 @@ from pathlib import Path
 import numpy as np
 
 from pymc_vsk import targets
-from pymc_vsk.arguments import csv_cell, int_in, positive_int
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.metrics import summarize
-from pymc_vsk.paper.table1 import evaluation_grid
-from pymc_vsk.paper.tables23 import (
-    MODELS,
-    NOISE_STD,
+from pymc_vsk.paper import harness
+from pymc_vsk.paper.harness import (
     PARAMETERS,
     MleFitter,
-    noisy_observations,
-    scaling_functions,
+    add_n_max_option,
+    add_out_option,
+    add_seeds_option,
+    evaluation_grid,
+    seed_list,
+    sweep_frame,
+    write_csv,
 )
+from pymc_vsk.paper.numbers import FIGURE4_NODES
+from pymc_vsk.paper.tables2_3 import MODELS, NOISE_STD, noisy_observations, scaling_functions
 
-__all__ = ["METRICS", "Sweep", "compute", "format_summary", "main", "node_counts", "save"]
+__all__ = [
+    "METRICS",
+    "OUTPUT_OPTION",
+    "Sweep",
+    "add_arguments",
+    "compute",
+    "format_summary",
+    "main",
+    "node_counts",
+    "save",
+]
 
 #: The paper's node counts: N = 10 + 20 j, j = 1, ..., 39.
-N_FIRST, N_STEP, N_LAST = 30, 20, 790
+N_FIRST, N_STEP, N_LAST = FIGURE4_NODES
+#: The option by which ``pymc-vsk reproduce figure4`` takes a directory for its files.
+OUTPUT_OPTION = "--out"
 #: Default starts per fit, besides the previous N's optimum.
 N_STARTS = 4
 
@@ -65,10 +80,18 @@ COLUMNS = (*PARAMETERS, "mean", *METRICS, "n_ls_modes")
 
 
 def node_counts(n_max: int = N_LAST) -> np.ndarray:
-    """N = 30, 50, ..., up to ``n_max`` (the paper's set for ``n_max = 790``)."""
-    if n_max < N_FIRST:
-        raise ValueError(f"n_max must be at least {N_FIRST}; got {n_max}.")
-    return np.arange(N_FIRST, n_max + 1, N_STEP)
+    """N = 30, 50, ..., up to ``n_max`` (the paper's set for ``n_max = 790``).
+
+    Parameters
+    ----------
+    n_max : int, default 790
+        Largest N; at least 30.
+
+    Returns
+    -------
+    array of int
+    """
+    return harness.node_counts(N_FIRST, N_STEP, n_max)
 
 
 @dataclass
@@ -78,7 +101,9 @@ class Sweep:
     Attributes
     ----------
     n_nodes : array, shape (n,)
+        The node counts N.
     seeds : list of int
+        The noise seeds.
     values : dict
         Model -> column (see :data:`COLUMNS`) -> array of shape (n, k) over N and seeds.
     seconds : float
@@ -94,11 +119,11 @@ class Sweep:
     n_models: int
 
     def median(self, model: str, column: str) -> np.ndarray:
-        """Median over seeds, shape (n,)."""
+        """Median over seeds of ``column`` for ``model``, shape (n,)."""
         return np.median(self.values[model][column], axis=1)
 
     def slope(self, model: str, column: str = "rmse") -> float:
-        """Least-squares slope of log(median ``column``) against log N (the decay rate)."""
+        """Least-squares slope of log(median ``column``) of ``model`` against log N (decay rate)."""
         return float(np.polyfit(np.log(self.n_nodes), np.log(self.median(model, column)), 1)[0])
 
     def n_vsk_better(self, column: str = "rmse") -> int:
@@ -106,7 +131,13 @@ class Sweep:
         return int(np.sum(self.median("vsk", column) < self.median("stationary", column)))
 
     def checks(self) -> dict[str, bool]:
-        """The paper's qualitative finding: VSK errors lower and falling faster."""
+        """The paper's finding: VSK errors lower at most N and falling faster.
+
+        Returns
+        -------
+        dict
+            Check -> whether it holds (the slope check needs three N or more).
+        """
         n = len(self.n_nodes)
         out = {
             f"VSK RMSE lower at most N ({self.n_vsk_better()} of {n})": 2 * self.n_vsk_better() > n
@@ -130,24 +161,27 @@ def compute(
     Parameters
     ----------
     n_max : int, default 790
+        Largest N of :func:`node_counts`.
     seeds : int or sequence of int, default 1
         Number of seeds (0, 1, ...) or the seeds themselves.
     n_starts : int, default 4
         Default starts per fit, besides the previous N's optimum.
     blas_thread_limit : int or None, default 1
         See :func:`pymc_vsk.blas.blas_threads`.
+
+    Returns
+    -------
+    Sweep
     """
     ns = node_counts(n_max)
-    seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
-    if not seed_list:
-        raise ValueError("Need at least one noise seed.")
-    values = {m: {c: np.full((len(ns), len(seed_list)), np.nan) for c in COLUMNS} for m in MODELS}
+    used = seed_list(seeds)
+    values = {m: {c: np.full((len(ns), len(used)), np.nan) for c in COLUMNS} for m in MODELS}
     start = time.perf_counter()
     with blas_threads(blas_thread_limit):
         X0 = targets.halton_nodes(int(ns[0]))
-        y0 = noisy_observations(X0, seed_list[0])
+        y0 = noisy_observations(X0, used[0])
         fitters = {m: MleFitter(psi, X0, y0, n_starts) for m, psi in scaling_functions().items()}
-        for j, seed in enumerate(seed_list):
+        for j, seed in enumerate(used):
             previous: dict[str, dict] = {}
             for i, n in enumerate(ns):
                 X = targets.halton_nodes(int(n))
@@ -162,11 +196,20 @@ def compute(
                     row = {**fit.params, **scores, "n_ls_modes": len(fit.ls_modes)}
                     for column in COLUMNS:
                         values[model][column][i, j] = row[column]
-    return Sweep(ns, seed_list, values, time.perf_counter() - start, len(fitters))
+    return Sweep(ns, used, values, time.perf_counter() - start, len(fitters))
 
 
 def format_summary(sweep: Sweep) -> str:
-    """Median metrics at a few N, decay slopes, the paper's finding and the time."""
+    """Median metrics at a few N, decay slopes, the paper's finding and the time.
+
+    Parameters
+    ----------
+    sweep : Sweep
+
+    Returns
+    -------
+    str
+    """
     ns = sweep.n_nodes
     k = len(sweep.seeds)
     picks = sorted({0, len(ns) // 4, len(ns) // 2, len(ns) - 1})
@@ -202,19 +245,25 @@ def format_summary(sweep: Sweep) -> str:
 
 
 def save(sweep: Sweep, out: Path) -> list[Path]:
-    """Write ``figure4.csv`` (one row per kernel, N and seed) and the 2×2 ``figure4.png``."""
+    """Write ``figure4.csv`` (one row per kernel, N and seed) and the 2×2 ``figure4.png``.
+
+    Parameters
+    ----------
+    sweep : Sweep
+    out : Path
+        Directory, created if needed.
+
+    Returns
+    -------
+    list of Path
+        The CSV and PNG files.
+    """
     from pymc_vsk import plotting
 
     out.mkdir(parents=True, exist_ok=True)
-    csv_path, png_path = out / "figure4.csv", out / "figure4.png"
-    with csv_path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["kernel", "N", "seed", *COLUMNS])
-        for model in MODELS:
-            for i, n in enumerate(sweep.n_nodes):
-                for j, seed in enumerate(sweep.seeds):
-                    cells = [csv_cell(c, sweep.values[model][c][i, j]) for c in COLUMNS]
-                    writer.writerow([model, int(n), seed, *cells])
+    frame = sweep_frame(sweep.values, sweep.n_nodes, sweep.seeds, COLUMNS)
+    csv_path = write_csv(frame, out / "figure4.csv", COLUMNS)
+    png_path = out / "figure4.png"
     fig = plotting.metric_curves(
         sweep.n_nodes,
         sweep.values,
@@ -227,23 +276,30 @@ def save(sweep: Sweep, out: Path) -> list[Path]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--out", metavar="DIR", type=Path, default=Path("out/figure4"), help="output directory"
-    )
-    parser.add_argument(
-        "--seeds", type=positive_int, default=1, metavar="K", help="noise seeds 0..K-1 (default 1)"
-    )
-    parser.add_argument(
-        "--n-max",
-        type=int_in(N_FIRST),
-        default=N_LAST,
-        metavar="N",
-        help=f"largest N (default {N_LAST}); N runs {N_FIRST}, {N_FIRST + N_STEP}, …",
-    )
+    """The options of ``pymc-vsk reproduce figure4``: ``--out``, ``--seeds``, ``--n-max``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    """
+    add_out_option(parser, Path("out/figure4"), "the CSV file and the figure")
+    add_seeds_option(parser, 1)
+    add_n_max_option(parser, N_FIRST, N_STEP, N_LAST)
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run the sweep, save CSV and figure; exit status 1 if the paper's finding fails."""
+    """Run the sweep, print its summary, save the CSV file and the figure.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        Exit status: 1 if the paper's finding (:meth:`Sweep.checks`) fails, else 0.
+    """
     sweep = compute(args.n_max, args.seeds)
     print(format_summary(sweep))
     for path in save(sweep, args.out):

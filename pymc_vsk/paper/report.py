@@ -15,33 +15,52 @@ from pathlib import Path
 
 from pymc_vsk.paper import EXPERIMENTS, load
 
-__all__ = ["main", "run_all"]
-
-#: Options by which experiments take a directory for their figures, in order of preference.
-_DIRECTORY_OPTIONS = ("--out", "--plot")
+__all__ = ["add_arguments", "arguments", "main", "run_all"]
 
 
-def _arguments(name: str, directory: Path) -> argparse.Namespace:
-    """The namespace ``pymc-vsk reproduce NAME --out|--plot DIRECTORY`` gives (the CLI's parser).
+def arguments(name: str, directory: Path) -> argparse.Namespace:
+    """The namespace of ``pymc-vsk reproduce NAME OUTPUT_OPTION DIRECTORY``.
 
-    Parsing through the CLI's own parser gives every attribute the command line would (such as
-    ``experiment``, by which ``tables23.main`` tells Table 2 from Table 3).
+    Parsed by the experiment's own options (its ``add_arguments``), with its defaults, and
+    ``experiment`` set to ``name`` (by which :func:`pymc_vsk.paper.tables2_3.main` tells
+    Table 2 from Table 3), as the command line gives it.
+
+    Parameters
+    ----------
+    name : str
+        An experiment of :data:`pymc_vsk.paper.EXPERIMENTS` other than ``"all"``.
+    directory : Path
+        Where the experiment saves its figures and tables.
+
+    Returns
+    -------
+    argparse.Namespace
     """
-    from pymc_vsk.cli import build_parser  # the CLI imports this package: import late
-
+    module = load(name)
     parser = argparse.ArgumentParser(prog=f"pymc-vsk reproduce {name}")
-    load(name).add_arguments(parser)
-    options = parser._option_string_actions
-    argv = ["reproduce", name]
-    for option in _DIRECTORY_OPTIONS:
-        if option in options:
-            argv += [option, str(directory)]
-            break
-    return build_parser().parse_args(argv)
+    module.add_arguments(parser)
+    args = parser.parse_args([module.OUTPUT_OPTION, str(directory)])
+    args.experiment = name
+    return args
 
 
 def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
-    """Run the experiments (default: all) and write ``out/report.md``; returns (report, status)."""
+    """Run the experiments and write ``out/report.md``.
+
+    Parameters
+    ----------
+    out : Path
+        Directory of the report; each experiment writes its files to ``out/<name>/``.
+    names : list of str, optional
+        Experiments to run (default: all).
+
+    Returns
+    -------
+    report : str
+        The Markdown text.
+    status : int
+        The largest exit status of the experiments.
+    """
     out.mkdir(parents=True, exist_ok=True)
     names = names or [n for n in EXPERIMENTS if n != "all"]
     sections = [
@@ -54,7 +73,7 @@ def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
     for name in names:
         directory = out / name
         directory.mkdir(exist_ok=True)
-        args = _arguments(name, directory)
+        args = arguments(name, directory)
         buffer = io.StringIO()
         start = time.perf_counter()
         with contextlib.redirect_stdout(buffer):
@@ -84,6 +103,12 @@ def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``pymc-vsk reproduce all``: ``--out``, ``--only``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    """
     parser.add_argument("--out", type=Path, required=True, help="directory for the report")
     parser.add_argument(
         "--only",
@@ -94,7 +119,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run every experiment, write the report; exit status 1 if any did not reproduce."""
+    """Run every experiment and write the report.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        Exit status: 1 if any experiment did not reproduce, else 0.
+    """
     _, status = run_all(args.out, args.only)
     print(f"wrote {args.out / 'report.md'}")
     return status

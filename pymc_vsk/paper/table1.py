@@ -1,9 +1,13 @@
 r"""Table 1 (Section 4.1.1): prior-driven behaviour with fixed hyper-parameters.
 
-Setup (paper and NOTES.md): target :func:`pymc_vsk.targets.jump` on Ω = [0, 1]; Matérn C²
-(``pm.gp.cov.Matern32``), ℓ = 1, σ_f = 8, σ_n = 0 (interpolation); N = 6 nodes
-``linspace(0, 1, 6)``; ψ a unit jump at 0.5; metrics over the 500-point grid united with the
-6 nodes (504 points; with the plain grid RMSE and average std come out too large by 504/500).
+Setup: target :func:`pymc_vsk.targets.jump` on Ω = [0, 1] (a jump of height 3 at x0 = 0.5;
+x = 0.5 belongs to the right branch); Matérn C² (``pm.gp.cov.Matern32``, the kernel MATLAB's
+``fitrgp`` calls ``matern32``), ℓ = 1, σ_f = 8, σ_n = 0 (interpolation); N = 6 nodes
+``linspace(0, 1, 6)``; ψ a unit jump at 0.5 (only |ψ(x) − ψ(x')| matters); metrics over
+``linspace(0, 1, 500)`` united with the 6 nodes, 504 points
+(:func:`pymc_vsk.paper.harness.evaluation_grid`; with the plain 500-point grid RMSE and average
+std come out too large by exactly 504/500). With these settings every printed digit of the
+paper's Table 1 is reproduced.
 
 The posterior comes from PyMC's own GP conditioning (``pm.gp.Marginal.predict``) with
 ``jitter=0``: σ_n = 0 means exact interpolation, and PyMC's default 1e-6 nugget would move the
@@ -22,35 +26,51 @@ import pymc as pm
 from pymc_vsk import targets
 from pymc_vsk.covariance import VSK
 from pymc_vsk.metrics import METRIC_LABELS, summarize
+from pymc_vsk.paper.harness import evaluation_grid
+from pymc_vsk.paper.numbers import TABLE1, TABLE1_LENGTH_SCALE, TABLE1_NODES, TABLE1_SIGMA_F
 from pymc_vsk.scaling import Jump
 
-__all__ = ["PAPER", "Table1Result", "compute", "format_table", "main"]
+__all__ = [
+    "PAPER",
+    "Table1Result",
+    "add_arguments",
+    "compute",
+    "covariances",
+    "evaluation_grid",
+    "format_table",
+    "main",
+    "save_plots",
+]
 
-#: Table 1 as printed in the paper (5 significant digits).
-PAPER: dict[str, dict[str, str]] = {
-    "stationary": {
-        "rmse": "9.1728e-01",
-        "max_error": "2.6058e+00",
-        "mean_std": "2.3022e-01",
-        "max_std": "3.7459e-01",
-    },
-    "vsk": {
-        "rmse": "8.4409e-01",
-        "max_error": "2.3776e+00",
-        "mean_std": "2.8207e-01",
-        "max_std": "8.7057e-01",
-    },
-}
+#: Table 1 as printed in the paper (5 significant digits), :data:`pymc_vsk.paper.numbers.TABLE1`.
+PAPER = TABLE1
 
-LENGTH_SCALE = 1.0
-SIGMA_F = 8.0
-N_NODES = 6
-N_GRID = 500
+LENGTH_SCALE = TABLE1_LENGTH_SCALE
+SIGMA_F = TABLE1_SIGMA_F
+N_NODES = TABLE1_NODES
+#: The option by which ``pymc-vsk reproduce table1`` takes a directory for its figures.
+OUTPUT_OPTION = "--plot"
 
 
 @dataclass
 class Table1Result:
-    """Metrics, the posterior on the evaluation grid and the training covariances."""
+    """Metrics, the posterior on the evaluation grid and the training covariances.
+
+    Attributes
+    ----------
+    metrics : dict
+        Model (``"stationary"``, ``"vsk"``) -> metric -> value (:func:`pymc_vsk.metrics.summarize`).
+    grid : array, shape (504, 1)
+        Evaluation points.
+    mean, std : dict
+        Model -> posterior mean and std of f on ``grid``, shape (504,).
+    X : array, shape (6, 1)
+        Nodes.
+    y : array, shape (6,)
+        Observations (noise-free).
+    train_cov : dict
+        Model -> σ_f² κ(X, X), shape (6, 6).
+    """
 
     metrics: dict[str, dict[str, float]]
     grid: np.ndarray
@@ -69,7 +89,13 @@ class Table1Result:
 
 
 def covariances() -> dict[str, pm.gp.cov.Covariance]:
-    """The stationary and VSK covariance functions of Table 1 (σ_f² included)."""
+    """The stationary and VSK covariance functions of Table 1, σ_f² included.
+
+    Returns
+    -------
+    dict
+        ``"stationary"``: σ_f² Matern32(ℓ); ``"vsk"``: σ_f² Matern32(ℓ) on [x, ψ(x)] (eq. 13).
+    """
     return {
         "stationary": SIGMA_F**2 * pm.gp.cov.Matern32(1, ls=LENGTH_SCALE),
         "vsk": SIGMA_F**2
@@ -77,13 +103,13 @@ def covariances() -> dict[str, pm.gp.cov.Covariance]:
     }
 
 
-def evaluation_grid(X: np.ndarray) -> np.ndarray:
-    """``linspace(0, 1, 500)`` united with the nodes, as a column (NOTES.md)."""
-    return np.union1d(np.linspace(0.0, 1.0, N_GRID), X.ravel())[:, None]
-
-
 def compute() -> Table1Result:
-    """Condition both GPs on the 6 nodes with PyMC and compute the metrics of Table 1."""
+    """Condition both GPs on the 6 nodes with PyMC and compute the metrics of Table 1.
+
+    Returns
+    -------
+    Table1Result
+    """
     X = targets.uniform_nodes(N_NODES)
     y = targets.jump(X)
     grid = evaluation_grid(X)
@@ -102,7 +128,16 @@ def compute() -> Table1Result:
 
 
 def format_table(result: Table1Result) -> str:
-    """Our numbers beside the paper's, with a match column per model."""
+    """Our numbers beside the paper's, with a match column per model.
+
+    Parameters
+    ----------
+    result : Table1Result
+
+    Returns
+    -------
+    str
+    """
     ok = result.matches()
     head = f"{'metric':<24}{'stationary':>12}{'paper':>12}{'':>3}{'VSK':>12}{'paper':>12}{'':>3}"
     lines = [
@@ -123,7 +158,19 @@ def format_table(result: Table1Result) -> str:
 
 
 def save_plots(result: Table1Result, out: Path) -> list[Path]:
-    """Figure 1 (posterior mean ± 2 std) and Figure 3 (training covariance) analogues."""
+    """Save the Figure 1 (posterior mean ± 2 std) and Figure 3 (training covariance) analogues.
+
+    Parameters
+    ----------
+    result : Table1Result
+    out : Path
+        Directory, created if needed.
+
+    Returns
+    -------
+    list of Path
+        The two PNG files.
+    """
     from pymc_vsk import plotting
 
     out.mkdir(parents=True, exist_ok=True)
@@ -145,13 +192,30 @@ def save_plots(result: Table1Result, out: Path) -> list[Path]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``pymc-vsk reproduce table1``: ``--plot DIR``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    """
     parser.add_argument(
         "--plot", metavar="DIR", type=Path, help="save the Figure 1 and Figure 3 analogues in DIR"
     )
 
 
 def main(args: argparse.Namespace) -> int:
-    """Print Table 1 beside the paper; exit status 1 if a number does not match."""
+    """Print Table 1 beside the paper.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        Exit status: 1 if a number does not match the paper's, else 0.
+    """
     result = compute()
     print(format_table(result))
     if args.plot is not None:

@@ -33,18 +33,32 @@ import numpy as np
 import pymc as pm
 
 from pymc_vsk import targets
-from pymc_vsk.arguments import positive_int
 from pymc_vsk.fitting import fit_map
 from pymc_vsk.gibbs import Gibbs
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model, set_data
+from pymc_vsk.paper.harness import add_out_option, add_seeds_option
+from pymc_vsk.paper.numbers import SECTION44_NODES, SECTION44_NOISE_STD
 from pymc_vsk.prediction import Prediction, predict
 from pymc_vsk.scaling import FromFunction, numeric_value
 
-__all__ = ["MODELS", "Study", "compute", "format_table", "local_extrema", "main"]
+__all__ = [
+    "MODELS",
+    "OUTPUT_OPTION",
+    "Study",
+    "add_arguments",
+    "compute",
+    "format_table",
+    "local_extrema",
+    "main",
+    "save_figures",
+    "total_variation",
+]
 
-N_NODES = 9
-NOISE_STD = 0.05
+#: Chebyshev nodes and noise standard deviation of Section 4.4.
+N_NODES, NOISE_STD = SECTION44_NODES, SECTION44_NOISE_STD
+#: The option by which ``pymc-vsk reproduce figure13`` takes a directory for its figures.
+OUTPUT_OPTION = "--out"
 KERNEL = "expquad"
 MODELS = ("stationary", "vsk", "gibbs")
 TITLES = {"stationary": "Stationary", "vsk": "VSK (ψ = f)", "gibbs": "Gibbs/Paciorek"}
@@ -52,20 +66,53 @@ CENTRE = 0.0
 
 
 def local_extrema(values: np.ndarray) -> int:
-    """Number of strict local extrema of a sampled curve (sign changes of its differences)."""
+    """Number of strict local extrema of a sampled curve (sign changes of its differences).
+
+    Parameters
+    ----------
+    values : array, shape (M,)
+        The curve at increasing abscissae.
+
+    Returns
+    -------
+    int
+    """
     d = np.diff(np.asarray(values, dtype=float))
     d = d[d != 0]
     return int(np.sum(d[1:] * d[:-1] < 0))
 
 
 def total_variation(values: np.ndarray) -> float:
-    """Σ |v_{i+1} − v_i| of a sampled curve."""
+    """Σ |v_{i+1} − v_i| of a sampled curve ``values``, shape (M,)."""
     return float(np.sum(np.abs(np.diff(values))))
 
 
 @dataclass
 class Study:
-    """Metrics per model and seed, and the first seed's posteriors and basis functions."""
+    """Metrics per model and seed, and the first seed's posteriors and basis functions.
+
+    Attributes
+    ----------
+    metrics : dict
+        Model -> one dict of metrics per seed (RMSE, maximum error, average std, ``extrema``,
+        ``tv_ratio``).
+    grid : array, shape (500, 1)
+        Evaluation points on [−1, 1].
+    X : array, shape (9, 1)
+        Chebyshev nodes.
+    y : array, shape (9,)
+        Observations of seed 0.
+    predictions : dict
+        Model -> prediction on ``grid`` for seed 0.
+    basis : dict
+        Model -> k(x, 0) / k(0, 0) on ``grid`` for seed 0 (Figure 14).
+    vsk_point : dict
+        The VSK's MLE for seed 0 (ℓ, σ_f, σ_n, mean), which the Gibbs model takes.
+    seconds : float
+        Wall time.
+    seeds : list of int
+        The noise seeds.
+    """
 
     metrics: dict[str, list[dict[str, float]]]
     grid: np.ndarray
@@ -78,10 +125,17 @@ class Study:
     seeds: list[int] = field(default_factory=list)
 
     def median(self, model: str, key: str) -> float:
+        """Median over seeds of metric ``key`` for ``model``."""
         return float(np.median([m[key] for m in self.metrics[model]]))
 
     def checks(self) -> dict[str, bool]:
-        """The paper's finding, per seed: Gibbs oscillates, the VSK does not."""
+        """The paper's finding, per seed: Gibbs oscillates, the VSK does not.
+
+        Returns
+        -------
+        dict
+            Check -> whether it holds.
+        """
         target = local_extrema(targets.exp_cos(self.grid))
         gibbs, vsk = self.metrics["gibbs"], self.metrics["vsk"]
         return {
@@ -116,7 +170,19 @@ def _gibbs_model(X: np.ndarray, y: np.ndarray) -> tuple[pm.Model, pm.gp.Marginal
 
 
 def compute(seeds: int = 5, n_starts: int = 8) -> Study:
-    """Fit the three models for ``seeds`` noise seeds; seed 0's fits are kept for the figures."""
+    """Fit the three models for each noise seed; seed 0's fits are kept for the figures.
+
+    Parameters
+    ----------
+    seeds : int, default 5
+        Noise seeds 0, ..., ``seeds`` − 1.
+    n_starts : int, default 8
+        MAP starts per fit.
+
+    Returns
+    -------
+    Study
+    """
     start = time.perf_counter()
     X = targets.chebyshev_nodes(N_NODES, -1.0, 1.0)
     grid = np.linspace(-1.0, 1.0, 500)[:, None]
@@ -169,7 +235,11 @@ def compute(seeds: int = 5, n_starts: int = 8) -> Study:
     )
 
 
-def _basis_functions(built: dict, points: dict, grid: np.ndarray) -> dict[str, np.ndarray]:
+def _basis_functions(
+    built: dict[str, tuple[pm.Model, pm.gp.Marginal]],
+    points: dict[str, dict[str, np.ndarray]],
+    grid: np.ndarray,
+) -> dict[str, np.ndarray]:
     """k(x, x_c) / k(x_c, x_c) at the central node x_c = 0 (Figure 14)."""
     centre = np.array([[CENTRE]])
     out = {}
@@ -183,6 +253,16 @@ def _basis_functions(built: dict, points: dict, grid: np.ndarray) -> dict[str, n
 
 
 def format_table(study: Study) -> str:
+    """The median metrics per model, the basis-function gap and the paper's finding.
+
+    Parameters
+    ----------
+    study : Study
+
+    Returns
+    -------
+    str
+    """
     target = local_extrema(targets.exp_cos(study.grid))
     rows = {
         "rmse": "RMSE",
@@ -218,7 +298,19 @@ def format_table(study: Study) -> str:
 
 
 def save_figures(study: Study, out: Path) -> list[Path]:
-    """Figure 13 (reconstructions) and Figure 14 (basis functions at the central node)."""
+    """Save Figure 13 (reconstructions) and Figure 14 (basis functions at the central node).
+
+    Parameters
+    ----------
+    study : Study
+    out : Path
+        Directory, created if needed.
+
+    Returns
+    -------
+    list of Path
+        The two PNG files.
+    """
     from pymc_vsk import plotting
 
     out.mkdir(parents=True, exist_ok=True)
@@ -245,12 +337,29 @@ def save_figures(study: Study, out: Path) -> list[Path]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seeds", type=positive_int, default=5, help="noise seeds (default 5)")
-    parser.add_argument("--out", type=Path, help="save Figures 13 and 14 in this directory")
+    """The options of ``pymc-vsk reproduce figure13``: ``--seeds``, ``--out``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    """
+    add_seeds_option(parser, 5)
+    add_out_option(parser, None, "Figures 13 and 14")
 
 
 def main(args: argparse.Namespace) -> int:
-    """Print the comparison; exit status 1 if the paper's finding does not show."""
+    """Print the comparison and save the figures if ``--out`` is given.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        Exit status: 1 if the paper's finding (:meth:`Study.checks`) does not show, else 0.
+    """
     study = compute(seeds=args.seeds)
     print(format_table(study))
     if args.out is not None:

@@ -15,7 +15,7 @@ Figure 8 shows the target, the stationary reconstruction and the VSK ones for K_
 fall as K_VSK grows, and "VSKs show robustness against poor priors": even a crude ψ (small
 K_VSK) is not much worse than the stationary kernel.
 
-The paper does not give the domain, the nodes, the noise or the kernel (NOTES.md). Our choices:
+The paper does not give the domain, the nodes, the noise or the kernel. Our choices:
 
 * **Ω = [0, 1]²**, the unit domain of the paper's other experiments (Sections 4.1, 4.3). The
   first term cos(πx₁)cos(πx₂) is then a single smooth bump, so ψ⁰ is the crudest prior of the
@@ -38,7 +38,7 @@ The paper does not give the domain, the nodes, the noise or the kernel (NOTES.md
   :func:`pymc_vsk.fitting.fit_map` is the MLE. Matérn C² gives the same picture (measured).
 * **Metrics** of Section 4 over a regular 60 × 60 grid on Ω (3600 points, the boundary
   included); the std columns are the predictive std of y, noise included, as in Tables 2–3
-  (``fitrgp``'s ``ysd``, NOTES.md); the CSV also has the latent std.
+  (``fitrgp``'s ``ysd``); the CSV also has the latent std.
 
 **One compiled model for all 14 fits.** ψ^{K_VSK} is written as
 :math:`\psi_w(x) = \sum_{k=0}^{12} w_k a^k \cos(\pi b^k x_1)\cos(\pi b^k x_2)` with the
@@ -48,8 +48,8 @@ plain one and the VSK *is* the stationary kernel. ψ stays a function of x insid
 so prediction at new points evaluates ψ_w there with the current weights. The model's
 objective and predictor are compiled once; K_VSK changes only the data. A separate model per
 K_VSK (``build_model(X, y, psi=Weierstrass(K))``) gives the same fits (checked at K_VSK = 3
-and 4: equal RMSE and ℓ) but compiles 14 objectives and predictors, measured at 8–11 s each on
-a shared 2-core machine, against 45–55 s for the whole one-model sweep at full size.
+and 4: equal RMSE and ℓ) but compiles 14 objectives and predictors, each of which takes longer
+than a fit.
 
 Each fit starts from the previous fit's optimum (the sweep runs stationary, K_VSK = 0, 1, …)
 plus :data:`N_STARTS` default starts, and keeps the best. From K_VSK ≈ 1 on, the MLE has
@@ -78,14 +78,14 @@ The paper's findings are checked (:meth:`Sweep.checks`) as
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
 import scipy.stats
@@ -97,6 +97,8 @@ from pymc_vsk.blas import blas_threads
 from pymc_vsk.fitting import compiled_objective, default_starts, fit_map
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model
+from pymc_vsk.paper.harness import add_out_option, write_csv
+from pymc_vsk.paper.numbers import FIGURE8_K, WEIERSTRASS
 from pymc_vsk.prediction import Prediction, predict
 from pymc_vsk.scaling import FromFunction
 
@@ -126,11 +128,11 @@ __all__ = [
 
 # -- the paper's constants (Section 4.2) ------------------------------------------------------
 #: Weierstrass parameters a, b and the target's truncation K.
-A, B, K_TARGET = 0.5, 3.0, 12
+A, B, K_TARGET = WEIERSTRASS["a"], WEIERSTRASS["b"], int(WEIERSTRASS["K"])
 #: K_VSK of Figure 7.
 K_VALUES = tuple(range(K_TARGET + 1))
-#: K_VSK shown in Figure 8.
-FIGURE8_K = (2, 4, 12)
+#: The option by which ``pymc-vsk reproduce figure7`` takes a directory for its files.
+OUTPUT_OPTION = "--out"
 
 # -- our choices (module docstring) -----------------------------------------------------------
 #: Domain Ω = [low, high]².
@@ -189,7 +191,9 @@ def truncation_weights(k_vsk: int | None) -> np.ndarray:
     return (np.arange(K_TARGET + 1) <= k_vsk).astype(float)
 
 
-def weierstrass_terms(X: Any, weights: Any, a: float = A, b: float = B) -> Any:
+def weierstrass_terms(
+    X: np.ndarray | Variable, weights: np.ndarray | Variable, a: float = A, b: float = B
+) -> np.ndarray | Variable:
     r"""ψ_w(x) = Σ_{k=0}^{12} w_k a^k cos(π b^k x₁) cos(π b^k x₂), numpy or pytensor.
 
     With ``weights = truncation_weights(K)`` this is ψ^K of Section 4.2
@@ -198,8 +202,11 @@ def weierstrass_terms(X: Any, weights: Any, a: float = A, b: float = B) -> Any:
     Parameters
     ----------
     X : array or tensor, shape (n, 2)
+        Points; a pytensor variable gives a pytensor expression.
     weights : array or tensor, shape (13,)
+        w_0, …, w_12.
     a, b : float
+        Weierstrass parameters (the paper's a = 0.5, b = 3).
 
     Returns
     -------
@@ -213,8 +220,18 @@ def weierstrass_terms(X: Any, weights: Any, a: float = A, b: float = B) -> Any:
     return total
 
 
-def scaling_function(weights: Any) -> FromFunction:
-    """ψ_w as a scaling function; ``weights`` may be a data container, changed after compiling."""
+def scaling_function(weights: np.ndarray | Variable) -> FromFunction:
+    """ψ_w as a scaling function.
+
+    Parameters
+    ----------
+    weights : array or tensor, shape (13,)
+        w_0, …, w_12; a data container can be changed after compiling.
+
+    Returns
+    -------
+    FromFunction
+    """
     return FromFunction(weierstrass_terms, params={"weights": weights})
 
 
@@ -223,6 +240,18 @@ def build(X: np.ndarray, y: np.ndarray) -> tuple[pm.Model, pm.gp.Marginal]:
 
     The weights are the data container ``psi_weights`` (initially zero: the stationary
     kernel); set them with :func:`set_truncation`.
+
+    Parameters
+    ----------
+    X : array, shape (N, 2)
+        Nodes.
+    y : array, shape (N,)
+        Observations.
+
+    Returns
+    -------
+    model, gp
+        As :func:`pymc_vsk.build_model`.
     """
     with pm.Model() as model:
         weights = pm.Data("psi_weights", truncation_weights(None))
@@ -231,7 +260,15 @@ def build(X: np.ndarray, y: np.ndarray) -> tuple[pm.Model, pm.gp.Marginal]:
 
 
 def set_truncation(model: pm.Model, k_vsk: int | None) -> None:
-    """Make the model of :func:`build` a VSK with ψ^{K_VSK} (``None``: stationary)."""
+    """Make the model of :func:`build` a VSK with ψ^{K_VSK}.
+
+    Parameters
+    ----------
+    model : pm.Model
+        From :func:`build`.
+    k_vsk : int or None
+        K_VSK in 0..12; ``None`` for the stationary kernel.
+    """
     pm.set_data({"psi_weights": truncation_weights(k_vsk)}, model=model)
 
 
@@ -270,7 +307,7 @@ class Sweep:
     k_values: np.ndarray
     stationary: dict[str, float]
     vsk: dict[str, np.ndarray]
-    predictions: dict[Any, Prediction]
+    predictions: dict[str | int, Prediction]
     X: np.ndarray
     y: np.ndarray
     grid: np.ndarray
@@ -283,11 +320,11 @@ class Sweep:
     n_models: int
 
     def ratio(self, column: str = "rmse") -> np.ndarray:
-        """VSK ``column`` over the stationary one, per K_VSK."""
+        """VSK ``column`` (default RMSE) over the stationary one, per K_VSK, shape (n,)."""
         return self.vsk[column] / self.stationary[column]
 
     def spearman(self, column: str = "rmse") -> float:
-        """Spearman rank correlation between K_VSK and the VSK ``column`` (NaN if < 3 values)."""
+        """Spearman rank correlation between K_VSK and the VSK ``column`` (NaN if < 3 K_VSK)."""
         if len(self.k_values) < 3:
             return float("nan")
         return float(scipy.stats.spearmanr(self.k_values, self.vsk[column]).statistic)
@@ -298,7 +335,13 @@ class Sweep:
         return [int(k) for k in self.k_values[low]]
 
     def checks(self) -> dict[str, bool]:
-        """The paper's findings (module docstring), for the K_VSK that were fitted."""
+        """The paper's findings (module docstring), for the K_VSK that were fitted.
+
+        Returns
+        -------
+        dict
+            Check -> whether it holds.
+        """
         out = {}
         if len(self.k_values) >= 3:
             for column in ("rmse", "max_error"):
@@ -346,6 +389,10 @@ def compute(
         Default starts per fit, besides the previous fit's optimum.
     blas_thread_limit : int or None, default 1
         See :func:`pymc_vsk.blas.blas_threads`.
+
+    Returns
+    -------
+    Sweep
     """
     ks = np.array(sorted({int(k) for k in k_values}), dtype=int)
     if len(ks) == 0:
@@ -361,14 +408,14 @@ def compute(
     truth = targets.weierstrass(grid, A, B, K_TARGET)
 
     start = time.perf_counter()
-    rows: dict[Any, dict[str, float]] = {}
-    predictions: dict[Any, Prediction] = {}
+    rows: dict[int | None, dict[str, float]] = {}
+    predictions: dict[str | int, Prediction] = {}
     fit_seconds: list[float] = []
     with blas_threads(blas_thread_limit):
         model, gp = build(X, y)
         compiled_objective(model)
         compile_seconds = time.perf_counter() - start
-        previous: list[dict[str, Any]] = []
+        previous: list[dict[str, np.ndarray]] = []
         for k in [None, *(int(k) for k in ks)]:
             tic = time.perf_counter()
             set_truncation(model, k)
@@ -407,7 +454,7 @@ def compute(
 
 # -- output -----------------------------------------------------------------------------------
 def describe(sweep: Sweep) -> str:
-    """The setup, with the choices the paper leaves open."""
+    """The setup of ``sweep``, with the choices the paper leaves open, as printed."""
     low, high = sweep.domain
     return (
         f"Figures 7-8 (Section 4.2): f = truncated Weierstrass, a = {A}, b = {B:g}, "
@@ -422,7 +469,16 @@ def describe(sweep: Sweep) -> str:
 
 
 def format_summary(sweep: Sweep) -> str:
-    """Setup, metrics and hyper-parameters per K_VSK, the paper's findings and the timings."""
+    """Setup, metrics and hyper-parameters per K_VSK, the paper's findings and the timings.
+
+    Parameters
+    ----------
+    sweep : Sweep
+
+    Returns
+    -------
+    str
+    """
     head = f"{'K_VSK':>10}" + "".join(f"{c:>11}" for c in (*METRICS, "ls", "sigma_f", "sigma_n"))
     lines = [describe(sweep), head]
 
@@ -462,21 +518,30 @@ def format_summary(sweep: Sweep) -> str:
 
 
 def save(sweep: Sweep, out: Path) -> list[Path]:
-    """Write ``figure7.csv``, ``figure7.png`` (metrics against K_VSK), ``figure8.png`` (maps)."""
-    import matplotlib.pyplot as plt
+    """Write ``figure7.csv``, ``figure7.png`` (metrics against K_VSK), ``figure8.png`` (maps).
 
+    Parameters
+    ----------
+    sweep : Sweep
+    out : Path
+        Directory, created if needed.
+
+    Returns
+    -------
+    list of Path
+        The CSV file and the two PNG files.
+    """
     out.mkdir(parents=True, exist_ok=True)
     csv_path, fig7_path, fig8_path = out / "figure7.csv", out / "figure7.png", out / "figure8.png"
-    with csv_path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["kernel", "K_VSK", *COLUMNS])
-        writer.writerow(["stationary", "", *(f"{sweep.stationary[c]:.6g}" for c in COLUMNS)])
-        for i, k in enumerate(sweep.k_values):
-            writer.writerow(["vsk", int(k), *(f"{sweep.vsk[c][i]:.6g}" for c in COLUMNS)])
+    stationary = pd.DataFrame(
+        {"kernel": ["stationary"], "K_VSK": [""]} | {c: [sweep.stationary[c]] for c in COLUMNS}
+    )
+    vsk = pd.DataFrame(
+        {"kernel": "vsk", "K_VSK": sweep.k_values.astype(int)} | {c: sweep.vsk[c] for c in COLUMNS}
+    )
+    write_csv(pd.concat([stationary, vsk], ignore_index=True), csv_path, COLUMNS)
     for make, path, dpi in ((figure7, fig7_path, 120), (figure8, fig8_path, 110)):
-        fig = make(sweep)
-        fig.savefig(path, dpi=dpi, bbox_inches="tight")
-        plt.close(fig)
+        make(sweep).savefig(path, dpi=dpi, bbox_inches="tight")
     return [csv_path, fig7_path, fig8_path]
 
 
@@ -484,6 +549,14 @@ def figure7(sweep: Sweep) -> Figure:
     """Figure 7: RMSE, maximum error, average and maximum std against K_VSK (log scale).
 
     The stationary fit does not depend on K_VSK: a horizontal line.
+
+    Parameters
+    ----------
+    sweep : Sweep
+
+    Returns
+    -------
+    Figure
     """
     from pymc_vsk import plotting
 
@@ -508,6 +581,16 @@ def figure8(sweep: Sweep, k_shown: Sequence[int] = FIGURE8_K) -> Figure:
     Rows: posterior mean (one colour scale with the target), then on log scales |mean − f|, the
     predictive std of y (the metrics' std, nearly σ_n where σ_n dominates) and the latent std of
     f (where the nodes and ψ leave the function uncertain); the nodes are drawn on the target.
+
+    Parameters
+    ----------
+    sweep : Sweep
+    k_shown : sequence of int, default (2, 4, 12)
+        K_VSK of the VSK columns (those of the paper's Figure 8).
+
+    Returns
+    -------
+    Figure
     """
     from pymc_vsk import plotting
 
@@ -533,6 +616,15 @@ def figure8_maps(
 
     Columns: the target, the stationary fit and the VSK for each K_VSK in ``k_shown`` that was
     fitted (the three largest fitted K_VSK if none was).
+
+    Parameters
+    ----------
+    sweep : Sweep
+    k_shown : sequence of int, default (2, 4, 12)
+
+    Returns
+    -------
+    dict
     """
     shown = [k for k in k_shown if k in sweep.k_values] or [int(k) for k in sweep.k_values[-3:]]
     maps = {"target f": {"mean": sweep.truth}}
@@ -548,7 +640,13 @@ def figure8_maps(
 class _DomainAction(argparse.Action):
     """Store ``--domain LOW HIGH``, rejecting LOW >= HIGH."""
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Sequence[float],
+        option_string: str | None = None,
+    ) -> None:
         low, high = values
         if not low < high:
             parser.error(f"argument {option_string}: must be LOW < HIGH, got {low:g} {high:g}")
@@ -556,16 +654,21 @@ class _DomainAction(argparse.Action):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--out", metavar="DIR", type=Path, default=Path("out/figure7"), help="output directory"
+    """The options of ``pymc-vsk reproduce figure7``.
+
+    ``--out``, ``--n-nodes``, ``--k-vsk``, ``--grid`` and ``--domain``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    """
+    add_out_option(parser, Path("out/figure7"), "the CSV file and the figures")
+    sizes = (
+        ("--n-nodes", N_NODES, "N", f"number of 2-D Halton nodes (default {N_NODES})"),
+        ("--grid", GRID_SIZE, "M", f"evaluation grid of M x M points (default {GRID_SIZE})"),
     )
-    parser.add_argument(
-        "--n-nodes",
-        type=int_in(4),
-        default=N_NODES,
-        metavar="N",
-        help=f"number of 2-D Halton nodes (default {N_NODES})",
-    )
+    for flag, default, metavar, text in sizes:
+        parser.add_argument(flag, type=int_in(4), default=default, metavar=metavar, help=text)
     parser.add_argument(
         "--k-vsk",
         type=int_in(0, K_TARGET),
@@ -573,13 +676,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=list(K_VALUES),
         metavar="K",
         help=f"K_VSK values to fit (default 0 … {K_TARGET})",
-    )
-    parser.add_argument(
-        "--grid",
-        type=int_in(4),
-        default=GRID_SIZE,
-        metavar="M",
-        help=f"evaluation grid of M x M points (default {GRID_SIZE})",
     )
     parser.add_argument(
         "--domain",
@@ -593,7 +689,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run the sweep, print and save; exit status 1 if a paper's finding fails."""
+    """Run the sweep, print its summary, save the CSV file and the figures.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        Exit status: 1 if a finding of the paper (:meth:`Sweep.checks`) fails, else 0.
+    """
     sweep = compute(args.n_nodes, args.k_vsk, grid_size=args.grid, domain=tuple(args.domain))
     print(format_summary(sweep))
     for path in save(sweep, args.out):

@@ -25,13 +25,13 @@ nor ψ; the choices below are ours and are printed with every run.
   ε = 10⁻³ rounds the cusp of ψ below the smallest node spacing used (1/790). The local
   length scale ℓ / sqrt(1 + ψ'(x)²) (Corollary 3.3) drops to about ℓ/10 at the corner and
   returns to ℓ within a few δ.
-* **Fitting**: ℓ, σ_f, σ_n and the mean by maximum likelihood (flat priors,
-  :func:`pymc_vsk.fitting.fit_map`, several starts, best optimum), the stationary model being
-  the same model with ``psi=None``.
+* **Fitting**: ℓ, σ_f, σ_n and the mean by maximum likelihood
+  (:class:`~pymc_vsk.paper.harness.MleFitter`: flat priors, several starts, best optimum),
+  the stationary model being the same model with ``psi=None``.
 * **Metrics** (Section 4): RMSE and maximum error of the posterior mean, average and maximum
   predictive std over ``linspace(0, 1, 500)`` united with the nodes. The "std" of the checks
-  is the predictive std of y (noise included), as in Tables 2–3 (``fitrgp``'s ``ysd``,
-  NOTES.md); the latent std of f is reported beside it.
+  is the predictive std of y (noise included), as in Tables 2–3 (``fitrgp``'s ``ysd``); the
+  latent std of f is reported beside it.
 
 For each seed the N = 21 and N = 20 fits come first (8 default starts each), then N runs
 upward through Figure 9's counts, every fit starting from the previous optimum plus
@@ -49,21 +49,30 @@ printed.
 from __future__ import annotations
 
 import argparse
-import csv
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from pymc_vsk import targets
-from pymc_vsk.arguments import csv_cell, int_in, positive_int
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.metrics import summarize
-from pymc_vsk.paper.table1 import evaluation_grid
-from pymc_vsk.paper.tables23 import Fit, MleFitter
+from pymc_vsk.paper import harness
+from pymc_vsk.paper.harness import (
+    Fit,
+    MleFitter,
+    add_n_max_option,
+    add_out_option,
+    add_seeds_option,
+    evaluation_grid,
+    seed_list,
+    sweep_frame,
+    write_csv,
+)
+from pymc_vsk.paper.numbers import FIGURE9_EXAMPLE_NODES, FIGURE9_NODES
 from pymc_vsk.scaling import Corner, ScalingFunction
 
 __all__ = [
@@ -72,9 +81,13 @@ __all__ = [
     "KERNEL",
     "MODELS",
     "NOISE_STD",
+    "OUTPUT_OPTION",
     "CornerStudy",
     "Example",
+    "add_arguments",
     "compute",
+    "corner_is_node",
+    "describe_setup",
     "figures",
     "format_summary",
     "main",
@@ -85,9 +98,11 @@ __all__ = [
 ]
 
 #: The paper's node counts for Figure 9: N = 11 + 20 j, j = 1, ..., 39.
-N_FIRST, N_STEP, N_LAST = 31, 20, 791
+N_FIRST, N_STEP, N_LAST = FIGURE9_NODES
 #: Figures 10 and 11: the corner sampled (N = 21) and not sampled (N = 20).
-FIGURE_NODES = (21, 20)
+FIGURE_NODES = FIGURE9_EXAMPLE_NODES
+#: The option by which ``pymc-vsk reproduce figure9`` takes a directory for its files.
+OUTPUT_OPTION = "--out"
 #: "Few data" for the uncertainty finding: the first five counts, N = 31, ..., 111.
 SMALL_N_MAX = 111
 #: Base kernel (Matérn C⁴), as in Section 4.1.2.
@@ -121,10 +136,18 @@ COLUMNS = (*PARAMETERS, *METRICS, "n_ls_modes")
 
 
 def node_counts(n_max: int = N_LAST) -> np.ndarray:
-    """N = 31, 51, ..., up to ``n_max`` (the paper's set for ``n_max = 791``)."""
-    if n_max < N_FIRST:
-        raise ValueError(f"n_max must be at least {N_FIRST}; got {n_max}.")
-    return np.arange(N_FIRST, n_max + 1, N_STEP)
+    """N = 31, 51, ..., up to ``n_max`` (the paper's set for ``n_max = 791``).
+
+    Parameters
+    ----------
+    n_max : int, default 791
+        Largest N; at least 31.
+
+    Returns
+    -------
+    array of int
+    """
+    return harness.node_counts(N_FIRST, N_STEP, n_max)
 
 
 def scaling_functions() -> dict[str, ScalingFunction | None]:
@@ -133,12 +156,22 @@ def scaling_functions() -> dict[str, ScalingFunction | None]:
 
 
 def noisy_observations(X: np.ndarray, seed: int) -> np.ndarray:
-    """y = f(x) + ε, ε ~ N(0, 0.02²) i.i.d. drawn by ``np.random.default_rng(seed)``."""
+    """y = f(x) + ε, ε ~ N(0, 0.02²) i.i.d. drawn by ``np.random.default_rng(seed)``.
+
+    Parameters
+    ----------
+    X : array, shape (N, 1)
+    seed : int
+
+    Returns
+    -------
+    array, shape (N,)
+    """
     return targets.corner(X) + NOISE_STD * np.random.default_rng(seed).standard_normal(len(X))
 
 
 def corner_is_node(X: np.ndarray) -> bool:
-    """Whether x0 = ½ is one of the nodes (to rounding)."""
+    """Whether x0 = ½ is one of the nodes ``X`` (shape (N, 1)), to rounding."""
     return bool(np.any(np.isclose(X[:, 0], targets.JUMP_LOCATION, rtol=0.0, atol=1e-12)))
 
 
@@ -157,10 +190,11 @@ class Example:
     Attributes
     ----------
     X, y : array, shapes (N, 1) and (N,)
+        Nodes and observations.
     grid : array, shape (M, 1)
         Evaluation points.
     fits : dict
-        Model -> :class:`~pymc_vsk.paper.tables23.Fit` (prediction at ``grid``).
+        Model -> :class:`~pymc_vsk.paper.harness.Fit` (prediction at ``grid``).
     train_cov : dict
         Model -> σ_f² κ(X, X) at the MLE, shape (N, N).
     """
@@ -173,6 +207,7 @@ class Example:
 
     @property
     def corner_sampled(self) -> bool:
+        """Whether the corner x0 = ½ is a node."""
         return corner_is_node(self.X)
 
 
@@ -187,6 +222,7 @@ class CornerStudy:
     figure_nodes : tuple of int
         Node counts of Figures 10–12.
     seeds : list of int
+        The noise seeds.
     values : dict
         Model -> column (see :data:`COLUMNS`) -> array, shape (n, k), over N and seeds.
     figure_values : dict
@@ -209,11 +245,11 @@ class CornerStudy:
     n_models: int
 
     def median(self, model: str, column: str) -> np.ndarray:
-        """Median over seeds along Figure 9's N, shape (n,)."""
+        """Median over seeds of ``column`` for ``model`` along Figure 9's N, shape (n,)."""
         return np.median(self.values[model][column], axis=1)
 
     def figure_median(self, model: str, column: str) -> np.ndarray:
-        """Median over seeds at the N of Figures 10–12, shape (len(figure_nodes),)."""
+        """Median over seeds of ``column`` for ``model`` at the N of Figures 10–12."""
         return np.median(self.figure_values[model][column], axis=1)
 
     def vsk_lower(self, column: str) -> np.ndarray:
@@ -226,7 +262,13 @@ class CornerStudy:
         return self.n_nodes <= SMALL_N_MAX
 
     def checks(self) -> dict[str, bool]:
-        """The paper's findings: VSK more accurate, and less uncertain at small N."""
+        """The paper's findings: VSK more accurate, and less uncertain at small N.
+
+        Returns
+        -------
+        dict
+            Check -> whether it holds.
+        """
         n = len(self.n_nodes)
         better = int(self.vsk_lower("rmse").sum())
         out = {f"VSK RMSE lower at most N ({better} of {n})": 2 * better > n}
@@ -257,33 +299,36 @@ def compute(
     seeds : int or sequence of int, default 5
         Number of seeds (0, 1, ...) or the seeds themselves.
     figure_nodes : sequence of int, default (21, 20)
+        Node counts of Figures 10–12.
     n_starts : int, default 4
         Default starts per sweep fit, besides the previous N's optimum.
     figure_starts : int, default 8
         Default starts per fit at ``figure_nodes``.
     blas_thread_limit : int or None, default 1
         See :func:`pymc_vsk.blas.blas_threads`.
+
+    Returns
+    -------
+    CornerStudy
     """
     ns = node_counts(n_max)
     figure_nodes = tuple(int(n) for n in figure_nodes)
-    seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
-    if not seed_list:
-        raise ValueError("Need at least one noise seed.")
+    used = seed_list(seeds)
 
     def empty(rows: int) -> dict[str, dict[str, np.ndarray]]:
-        return {m: {c: np.full((rows, len(seed_list)), np.nan) for c in COLUMNS} for m in MODELS}
+        return {m: {c: np.full((rows, len(used)), np.nan) for c in COLUMNS} for m in MODELS}
 
     values, figure_values = empty(len(ns)), empty(len(figure_nodes))
     examples: dict[int, Example] = {}
     start = time.perf_counter()
     with blas_threads(blas_thread_limit):
         X0 = targets.uniform_nodes(int(ns[0]))
-        y0 = noisy_observations(X0, seed_list[0])
+        y0 = noisy_observations(X0, used[0])
         fitters = {
             m: MleFitter(psi, X0, y0, n_starts, kernel=KERNEL)
             for m, psi in scaling_functions().items()
         }
-        for j, seed in enumerate(seed_list):
+        for j, seed in enumerate(used):
             previous: dict[str, dict] = {}
             for i, n in enumerate(figure_nodes):
                 X = targets.uniform_nodes(n)
@@ -313,7 +358,7 @@ def compute(
     return CornerStudy(
         ns,
         figure_nodes,
-        seed_list,
+        used,
         values,
         figure_values,
         examples,
@@ -322,13 +367,23 @@ def compute(
     )
 
 
-def _warm(fit: Fit) -> dict[str, Any]:
+def _warm(fit: Fit) -> dict[str, np.ndarray]:
     return {k: fit.point[k] for k in PARAMETERS}
 
 
 # -- output -----------------------------------------------------------------------------------
 def describe_setup(k: int) -> str:
-    """The choices the paper leaves open, as printed by the command."""
+    """The choices the paper leaves open, as printed by the command.
+
+    Parameters
+    ----------
+    k : int
+        Number of noise seeds.
+
+    Returns
+    -------
+    str
+    """
     psi = scaling_functions()["vsk"]
     return (
         f"Section 4.3, corner at x0 = {targets.JUMP_LOCATION}: uniform nodes on [0, 1], "
@@ -341,7 +396,16 @@ def describe_setup(k: int) -> str:
 
 
 def format_summary(study: CornerStudy) -> str:
-    """N = 21/20 medians, Figure 9 medians at a few N, the paper's findings and the time."""
+    """N = 21/20 medians, Figure 9 medians at a few N, the paper's findings and the time.
+
+    Parameters
+    ----------
+    study : CornerStudy
+
+    Returns
+    -------
+    str
+    """
     ns, k = study.n_nodes, len(study.seeds)
     lines = [describe_setup(k), ""]
     head = f"{'N':>5} {'corner':>7} {'model':>11}" + "".join(
@@ -384,13 +448,22 @@ def format_summary(study: CornerStudy) -> str:
     return "\n".join(lines)
 
 
-def figures(study: CornerStudy) -> dict[str, Any]:
+def figures(study: CornerStudy) -> dict[str, Figure]:
     """Figures 9–12 as matplotlib figures, by file stem.
 
     ``figure9``: the six metric curves against N (median and 10–90 % band over seeds);
     ``figure10_N21`` / ``figure11_N20``: posterior mean ± 2 std of y for the first seed (the
     number follows whether the corner is a node); ``figure12_N21`` / ``figure12_N20``: the
     training matrices σ_f² κ(X, X) at the MLE.
+
+    Parameters
+    ----------
+    study : CornerStudy
+
+    Returns
+    -------
+    dict
+        File stem -> figure.
     """
     from pymc_vsk import plotting
 
@@ -419,60 +492,59 @@ def figures(study: CornerStudy) -> dict[str, Any]:
 
 
 def save(study: CornerStudy, out: Path) -> list[Path]:
-    """Write ``figure9.csv``, ``figures10-11.csv`` and the PNGs of :func:`figures` to ``out``."""
-    import matplotlib.pyplot as plt
+    """Write ``figure9.csv``, ``figures10-11.csv`` and the PNGs of :func:`figures` to ``out``.
 
+    Parameters
+    ----------
+    study : CornerStudy
+    out : Path
+        Directory, created if needed.
+
+    Returns
+    -------
+    list of Path
+        The CSV files, then the PNG files.
+    """
     out.mkdir(parents=True, exist_ok=True)
+    tables = {
+        "figure9.csv": (study.values, study.n_nodes),
+        "figures10-11.csv": (study.figure_values, study.figure_nodes),
+    }
     paths = [
-        _write_csv(out / "figure9.csv", study.n_nodes, study.values, study.seeds),
-        _write_csv(out / "figures10-11.csv", study.figure_nodes, study.figure_values, study.seeds),
+        write_csv(sweep_frame(values, n_nodes, study.seeds, COLUMNS), out / name, COLUMNS)
+        for name, (values, n_nodes) in tables.items()
     ]
     for stem, fig in figures(study).items():
         paths.append(out / f"{stem}.png")
         fig.savefig(paths[-1], dpi=120, bbox_inches="tight")
-        plt.close(fig)
     return paths
 
 
-def _write_csv(
-    path: Path,
-    n_nodes: Sequence[int],
-    values: Mapping[str, Mapping[str, np.ndarray]],
-    seeds: Sequence[int],
-) -> Path:
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["kernel", "N", "seed", *COLUMNS])
-        for model in MODELS:
-            for i, n in enumerate(n_nodes):
-                for j, seed in enumerate(seeds):
-                    cells = [csv_cell(c, values[model][c][i, j]) for c in COLUMNS]
-                    writer.writerow([model, int(n), seed, *cells])
-    return path
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--out", metavar="DIR", type=Path, default=Path("out/figure9"), help="output directory"
-    )
-    parser.add_argument(
-        "--seeds",
-        type=positive_int,
-        default=DEFAULT_SEEDS,
-        metavar="K",
-        help=f"noise seeds 0..K-1 (default {DEFAULT_SEEDS})",
-    )
-    parser.add_argument(
-        "--n-max",
-        type=int_in(N_FIRST),
-        default=N_LAST,
-        metavar="N",
-        help=f"largest N (default {N_LAST}); N runs {N_FIRST}, {N_FIRST + N_STEP}, …",
-    )
+    """The options of ``pymc-vsk reproduce figure9``: ``--out``, ``--seeds``, ``--n-max``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    """
+    add_out_option(parser, Path("out/figure9"), "the CSV files and the figures")
+    add_seeds_option(parser, DEFAULT_SEEDS)
+    add_n_max_option(parser, N_FIRST, N_STEP, N_LAST)
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run the study, save CSVs and figures; exit status 1 if a paper's finding fails."""
+    """Run the study, print its summary, save the CSV files and the figures.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        Exit status: 1 if a finding of the paper (:meth:`CornerStudy.checks`) fails, else 0.
+    """
     study = compute(args.n_max, args.seeds)
     print(format_summary(study))
     for path in save(study, args.out):
