@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +113,40 @@ def test_chisquare_accepts_uniform_ranks_and_rejects_piled_up_ranks():
     piled = sbc_result(np.r_[np.arange(50) % 10, 99 - np.arange(50) % 10]).chisquare(10)
     assert piled.loc["ls", "statistic"] == pytest.approx(400.0)  # 2 bins of 50, 8 empty
     assert piled.loc["ls", "p_value"] < 1e-60
+
+
+def test_ranks_are_in_simuks_layout_and_plotted_by_plot_ecdf_pit():
+    """The DataTree simuk's SBC.run_simulations builds (its own packing, applied to our ranks),
+    with the same group, variables, dims and values; arviz-plots' plot_ecdf_pit draws it."""
+    simuk = pytest.importorskip("simuk")
+    arviz_plots = pytest.importorskip("arviz_plots")
+    ranks = np.random.default_rng(1).integers(0, 100, size=(30, 2))
+    frame = pd.DataFrame(ranks, columns=["ls", "sigma_f"])
+    fits = pd.DataFrame({"divergences": np.zeros(30, int), "seconds": 1.0})
+    result = calibration.SBCResult(frame, frame, frame, fits, 99, 0.0)
+    ours = result.to_datatree()
+
+    packer = simuk.SBC.__new__(simuk.SBC)  # simuk's own conversion of its rank arrays
+    packer.method, packer.engine = "prior", "pymc"
+    packer.simulations = {name: frame[name].to_numpy()[None, :] for name in frame}
+    packer._convert_to_datatree()
+    theirs = packer.simulations
+
+    assert set(ours.children) == set(theirs.children) == {"prior_sbc"}
+    for name in frame:
+        a, b = ours["prior_sbc"][name], theirs["prior_sbc"][name]
+        assert a.dims == b.dims == ("chain", "draw") and a.shape == (1, 30)
+        np.testing.assert_array_equal(a.values, b.values)
+    plot = calibration.plot_ranks(result)
+    assert isinstance(plot, arviz_plots.PlotCollection)
+
+
+def test_nutpie_is_a_dependency_as_the_module_says():
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    dependencies = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    assert any(d.startswith("nutpie") for d in dependencies)
+    assert "not a dependency" not in calibration.__doc__
+    assert "a dependency of the package" in calibration.__doc__
 
 
 # --- the simulator -----------------------------------------------------------------------------
