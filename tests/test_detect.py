@@ -113,6 +113,21 @@ def test_malformed_quoting_names_its_line(tmp_path, capsys):
     )
 
 
+def test_unclosed_quote_names_its_line(tmp_path, capsys):
+    text = GOOD.replace("0.5,2.9,e\n", '0.5,"2.9,e\n')
+    assert_input_error(
+        capsys, [write(tmp_path, text), "--x", "t", "--y", "v"], r"line 6: malformed CSV", "quoting"
+    )
+
+
+def test_lines_count_blank_lines_and_quoted_line_breaks(tmp_path, capsys):
+    """Line numbers are those of the file: blank lines and line breaks inside quotes count."""
+    text = GOOD.replace("0.1,1.0,b\n", '\n0.1,1.0,"b\nb"\n').replace("0.4,3.1,f", "0.4,x,f")
+    assert_input_error(
+        capsys, [write(tmp_path, text), "--x", "t", "--y", "v"], r"line 9, column 'v': 'x'"
+    )
+
+
 def test_missing_column_lists_the_available_ones(tmp_path, capsys):
     assert_input_error(
         capsys,

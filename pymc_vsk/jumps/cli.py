@@ -11,31 +11,38 @@ The location prior is uniform on ``[lower, upper]``, by default the inner 80 % o
 (as in :func:`~pymc_vsk.jumps.build_jump_model`). Repeated x values are allowed: the noise
 σ_n is estimated, so the covariance stays positive definite.
 
-Bad input raises :class:`InputError`, whose message names the problem (file, line, column,
-value) and the fix; :func:`main` prints it and returns exit status 2, as argparse does for bad
-arguments.
+pandas reads the file (its python engine, which rejects malformed quoting), every cell as
+text; the line of each row is kept so that bad input raises :class:`InputError`, whose message
+names the problem (file, line, column, value) and the fix; :func:`main` prints it and returns
+exit status 2, as argparse does for bad arguments.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import difflib
 import io
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+import pandas as pd
 import pymc as pm
+import xarray as xr
 from matplotlib.figure import Figure
 
 from pymc_vsk.arguments import finite_float, positive_int
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
-from pymc_vsk.jumps.models import LocationPosterior, build_jump_model, location_posterior
+from pymc_vsk.jumps.models import (
+    LocationPosterior,
+    MarginalJumpGP,
+    build_jump_model,
+    location_posterior,
+)
 from pymc_vsk.models import node_scales
 from pymc_vsk.prediction import Prediction, predict
 
@@ -58,6 +65,8 @@ MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "-"})
 PROB = 0.94
 #: Points of the prediction grid in the figure.
 N_GRID = 400
+#: What :func:`_parse` puts in place of a row with too many fields.
+_TOO_LONG = "\x00too many fields"
 
 
 class InputError(ValueError):
@@ -96,28 +105,27 @@ def read_xy(
         than ``min_rows`` rows or than two distinct x values.
     """
     path = Path(path)
-    text = _read_text(path)
-    rows = _rows(path, text)
-    if not rows:
+    rows = _read_table(path, _read_text(path))
+    if rows.empty:
         raise InputError(
             f"{path} is empty: it needs a header row naming the columns (e.g. 'x,y') and one "
             "row per observation."
         )
-    header_line, header = rows[0]
-    header = [name.strip() for name in header]
+    header = [str(name).strip() for name in rows.iloc[0] if not pd.isna(name)]
     if all(_is_number(name) for name in header):
         raise InputError(
-            f"{path}: the first row (line {header_line}) holds numbers, not column names: add "
+            f"{path}: the first row (line {rows.index[0]}) holds numbers, not column names: add "
             f"a header row naming the columns (e.g. '{x},{y}') as the first line."
         )
     if x == y:
         raise InputError(f"--x and --y name the same column {x!r}; give two different columns.")
     index = {name: _column_index(path, header, name, flag) for name, flag in ((x, "x"), (y, "y"))}
-    data = rows[1:]
-    for line, row in data:
-        if len(row) != len(header):
+    data = rows.iloc[1:]
+    fields = rows.attrs["fields"]
+    for line in data.index:
+        if fields[line] != len(header):
             raise InputError(
-                f"{path}, line {line}: {len(row)} field(s) but the header has {len(header)}; "
+                f"{path}, line {line}: {fields[line]} field(s) but the header has {len(header)}; "
                 "every row needs one value per column (look for missing or extra commas, and "
                 "quote values that contain commas)."
             )
@@ -126,10 +134,7 @@ def read_xy(
             f"{path} has {len(data)} data row(s); at least {min_rows} are needed "
             f"({MIN_ROWS_PER_SEGMENT} per segment between jumps)."
         )
-    values = {
-        name: np.array([_number(path, line, name, row[index[name]]) for line, row in data])
-        for name in (x, y)
-    }
+    values = {name: _numbers(path, name, data[index[name]]) for name in (x, y)}
     order = np.argsort(values[x], kind="stable")
     xs, ys = values[x][order], values[y][order]
     if len(np.unique(xs)) < 2:
@@ -158,22 +163,84 @@ def _read_text(path: Path) -> str:
         raise InputError(f"{path} cannot be read: {err.strerror}.") from None
 
 
-def _rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
-    """Non-blank rows with the line on which each starts."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    rows = []
+def _parse(text: str, mark_long_rows: bool = True) -> tuple[pd.DataFrame, list[int]]:
+    """pandas' reading of the rows, every cell as text, blank lines skipped.
+
+    With ``mark_long_rows``, rows with more fields than the first come back as one cell
+    :data:`_TOO_LONG`, their field counts in order in the list; without, they raise
+    ``pandas.errors.ParserError`` as malformed quoting does. (pandas skips a malformed row
+    silently when ``on_bad_lines`` is a function, so quoting is checked without one.)
+    """
+    too_long: list[int] = []
+
+    def mark(fields: list[str]) -> list[str]:
+        too_long.append(len(fields))
+        return [_TOO_LONG]
+
+    frame = pd.read_csv(
+        io.StringIO(text),
+        header=None,
+        dtype=str,
+        keep_default_na=False,
+        skip_blank_lines=True,
+        engine="python",  # the python engine rejects malformed quoting; C silently mends it
+        on_bad_lines=mark if mark_long_rows else "error",
+    )
+    return frame, too_long
+
+
+def _malformed(err: pd.errors.ParserError) -> bool:
+    """Whether pandas' error is bad quoting rather than a row with too many fields."""
+    return re.match(r"Expected \d+ fields in line \d+, saw \d+", str(err)) is None
+
+
+def _read_table(path: Path, text: str) -> pd.DataFrame:
+    """The non-blank rows (header included), indexed by the line on which each starts.
+
+    ``attrs["fields"]`` maps each line to the number of fields of its row.
+    """
     try:
-        line = 1
-        for row in reader:
-            if any(field.strip() for field in row):
-                rows.append((line, row))
-            line = reader.line_num + 1
-    except csv.Error as err:
-        raise InputError(
-            f"{path}, line {reader.line_num}: malformed CSV ({err}); check the quoting on "
-            "that line."
-        ) from None
-    return rows
+        _parse(text, mark_long_rows=False)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
+    except pd.errors.ParserError as err:
+        if _malformed(err):
+            raise InputError(
+                f"{path}, line {_first_bad_line(text)}: malformed CSV ({err}); check the "
+                "quoting on that line."
+            ) from None
+    frame, too_long = _parse(text)
+    physical = text.splitlines()
+    starts, fields, at = [], {}, 0
+    long_counts = iter(too_long)
+    for row in frame.itertuples(index=False):
+        while at < len(physical) and not physical[at].strip():
+            at += 1
+        starts.append(at + 1)
+        cells = [c for c in row if not pd.isna(c)]
+        fields[at + 1] = next(long_counts) if cells == [_TOO_LONG] else len(cells)
+        at += 1 + sum(c.count("\n") for c in cells)
+    frame.index = starts
+    blank = frame.apply(lambda r: all(pd.isna(c) or not c.strip() for c in r), axis=1)
+    frame = frame[~blank]
+    frame.attrs["fields"] = fields
+    return frame
+
+
+def _first_bad_line(text: str) -> int:
+    """The first line whose rows pandas cannot parse (by bisection over prefixes of lines)."""
+    lines = text.splitlines(keepends=True)
+    good, bad = 0, len(lines)
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        try:
+            _parse("".join(lines[:mid]), mark_long_rows=False)
+            good = mid
+        except pd.errors.ParserError as err:
+            good, bad = (good, mid) if _malformed(err) else (mid, bad)
+        except pd.errors.EmptyDataError:
+            good = mid
+    return bad
 
 
 def _column_index(path: Path, header: list[str], name: str, flag: str) -> int:
@@ -209,31 +276,45 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _number(path: Path, line: int, column: str, cell: str) -> float:
-    text = cell.strip()
-    if text.lower() in MISSING:
-        what = "an empty cell" if not text else f"the missing-value marker {text!r}"
+def _numbers(path: Path, column: str, cells: pd.Series) -> np.ndarray:
+    """The cells of one column as floats (pandas), or an error naming the first bad cell."""
+    text = cells.str.strip()
+    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    missing = text.str.lower().isin(MISSING).to_numpy()
+    bad = missing | ~np.isfinite(values)
+    if not bad.any():
+        return values
+    k = int(np.argmax(bad))
+    line, cell, value = cells.index[k], cells.iloc[k], values[k]
+    if missing[k]:
+        what = "an empty cell" if not text.iloc[k] else f"the missing-value marker {text.iloc[k]!r}"
         raise InputError(
             f"{path}, line {line}, column {column!r}: {what}; delete the row or fill in the value."
         )
-    try:
-        value = float(text)
-    except ValueError:
+    if np.isnan(value):
         raise InputError(
             f"{path}, line {line}, column {column!r}: {cell!r} is not a number; use plain "
             "numbers with a decimal point (no units or thousands separators)."
-        ) from None
-    if not np.isfinite(value):
-        raise InputError(
-            f"{path}, line {line}, column {column!r}: {cell!r} is not finite; delete the row or "
-            "replace the value."
         )
-    return value
+    raise InputError(
+        f"{path}, line {line}, column {column!r}: {cell!r} is not finite; delete the row or "
+        "replace the value."
+    )
 
 
 # -- fitting ----------------------------------------------------------------------------------
 def default_location_range(x: np.ndarray) -> tuple[float, float]:
-    """The inner 80 % of the range of ``x``: the default uniform prior range of a location."""
+    """The inner 80 % of the range of ``x``: the default uniform prior range of a location.
+
+    Parameters
+    ----------
+    x : array, shape (n,)
+        Inputs.
+
+    Returns
+    -------
+    lower, upper : float
+    """
     x = np.asarray(x, dtype=float)
     _, span = node_scales(x[:, None])
     return float(x.min() + 0.1 * span), float(x.min() + 0.9 * span)
@@ -248,7 +329,9 @@ class Detection:
     x, y : array, shape (n,)
         The data, sorted by x.
     model : pm.Model
+        The jump model.
     gp : pm.gp.Marginal or MarginalJumpGP
+        Its GP.
     idata : DataTree
         Output of ``pm.sample``.
     method : {"smooth", "marginal"}
@@ -263,8 +346,8 @@ class Detection:
     x: np.ndarray
     y: np.ndarray
     model: pm.Model
-    gp: Any
-    idata: Any
+    gp: pm.gp.Marginal | MarginalJumpGP
+    idata: xr.DataTree
     method: str
     lower: float
     upper: float
@@ -272,7 +355,17 @@ class Detection:
     diagnostics: Diagnostics
 
     def summary(self, prob: float = PROB) -> str:
-        """The location posterior of each jump and the diagnostics, as text."""
+        """The location posterior of each jump and the diagnostics, as text.
+
+        Parameters
+        ----------
+        prob : float, default 0.94
+            Credible mass of the location intervals.
+
+        Returns
+        -------
+        str
+        """
         post = posterior(self.idata)
         lines = [
             f"{len(self.x)} observations, x in [{self.x.min():.6g}, {self.x.max():.6g}]; "
@@ -288,7 +381,19 @@ class Detection:
         return "\n".join(lines)
 
     def predict(self, xnew: np.ndarray, max_draws: int = 200) -> Prediction:
-        """Posterior predictive mean and std at ``xnew`` (shape (m,)), mixed over draws."""
+        """Posterior predictive mean and std at ``xnew``, mixed over posterior draws.
+
+        Parameters
+        ----------
+        xnew : array, shape (m,)
+            Inputs.
+        max_draws : int, default 200
+            Posterior draws mixed.
+
+        Returns
+        -------
+        Prediction
+        """
         Xnew = np.asarray(xnew, dtype=float)[:, None]
         if self.method == "marginal":
             return self.gp.predict(Xnew, idata=self.idata, model=self.model, max_draws=max_draws)
@@ -315,6 +420,7 @@ def detect_jumps(
     x, y : array, shape (n,)
         Inputs and observations (any order).
     n_jumps : int, default 1
+        Number of jumps.
     method : {"smooth", "marginal"}, default "smooth"
         As in :func:`pymc_vsk.jumps.build_jump_model`; ``"marginal"`` takes one jump and
         costs one Cholesky factorisation per gap between nodes.
@@ -325,7 +431,9 @@ def detect_jumps(
     tune : int, optional
         Tuning steps per chain (default ``draws``).
     chains : int, default 4
+        NUTS chains.
     seed : int, default 0
+        Random seed of the sampler.
 
     Returns
     -------
@@ -387,6 +495,18 @@ def plot_detection(
 
     The lower panel shows the posterior density of each location over the gaps between nodes
     (gap probability / gap width); the ``prob`` credible gaps are shaded in both panels.
+
+    Parameters
+    ----------
+    detection : Detection
+    x_label, y_label : str
+        Axis labels (the column names).
+    prob : float, default 0.94
+        Credible mass of the shaded gaps.
+
+    Returns
+    -------
+    Figure
     """
     d = detection
     grid = np.union1d(np.linspace(d.x.min(), d.x.max(), N_GRID), d.x)
@@ -427,7 +547,12 @@ def plot_detection(
 
 # -- command line -----------------------------------------------------------------------------
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of ``pymc-vsk detect-jumps``."""
+    """The arguments of ``pymc-vsk detect-jumps``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+    """
     parser.add_argument("csv", type=Path, help="CSV file with a header row")
     parser.add_argument("--x", required=True, metavar="COL", help="column of the inputs")
     parser.add_argument("--y", required=True, metavar="COL", help="column of the observations")
@@ -473,7 +598,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run ``detect-jumps``: exit status 0 on success, 2 on bad input (message on stderr)."""
+    """Run ``detect-jumps``: read, fit, print the summary, save the figure.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 on bad input (the message on stderr).
+    """
     try:
         x, y = read_xy(args.csv, args.x, args.y, min_rows=MIN_ROWS_PER_SEGMENT * (args.jumps + 1))
         detection = detect_jumps(
