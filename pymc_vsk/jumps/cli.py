@@ -552,6 +552,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
+        The parser of ``pymc-vsk detect-jumps``.
     """
     parser.add_argument("csv", type=Path, help="CSV file with a header row")
     parser.add_argument("--x", required=True, metavar="COL", help="column of the inputs")
@@ -603,7 +604,7 @@ def main(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        From :func:`add_arguments`.
+        The options of ``pymc-vsk detect-jumps``.
 
     Returns
     -------

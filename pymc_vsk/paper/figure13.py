@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pymc as pm
 
-from pymc_vsk import targets
+from pymc_vsk import plotting, targets
 from pymc_vsk.fitting import fit_map
 from pymc_vsk.gibbs import Gibbs
 from pymc_vsk.metrics import summarize
@@ -258,6 +258,7 @@ def format_table(study: Study) -> str:
     Parameters
     ----------
     study : Study
+        The figure13 results to print.
 
     Returns
     -------
@@ -304,16 +305,13 @@ def save_figures(study: Study, out: Path) -> list[Path]:
     ----------
     study : Study
     out : Path
-        Directory, created if needed.
+        Directory for the figure13 files, created if needed.
 
     Returns
     -------
     list of Path
-        The two PNG files.
+        Figures 13 and 14 as PNG files.
     """
-    from pymc_vsk import plotting
-
-    out.mkdir(parents=True, exist_ok=True)
     x = study.grid[:, 0]
     fig13 = plotting.posterior_bands(
         x,
@@ -330,10 +328,7 @@ def save_figures(study: Study, out: Path) -> list[Path]:
         xlabel="x",
         title="Basis functions k(x, 0) / k(0, 0) at the central node",
     )
-    paths = [out / "figure13_reconstructions.png", out / "figure14_basis_functions.png"]
-    for fig, path in zip((fig13, fig14), paths, strict=True):
-        fig.savefig(path, dpi=120, bbox_inches="tight")
-    return paths
+    return save_figures({"figure13_reconstructions": fig13, "figure14_basis_functions": fig14}, out)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -342,6 +337,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
+        The parser of ``pymc-vsk reproduce figure13``.
     """
     add_seeds_option(parser, 5)
     add_out_option(parser, None, "Figures 13 and 14")
@@ -353,7 +349,7 @@ def main(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        From :func:`add_arguments`.
+        The options of ``pymc-vsk reproduce figure13``.
 
     Returns
     -------

@@ -29,21 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from pymc_vsk import targets
+from pymc_vsk import plotting, targets
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.metrics import summarize
 from pymc_vsk.paper import harness
-from pymc_vsk.paper.harness import (
-    PARAMETERS,
-    MleFitter,
-    add_n_max_option,
-    add_out_option,
-    add_seeds_option,
-    evaluation_grid,
-    seed_list,
-    sweep_frame,
-    write_csv,
-)
+from pymc_vsk.paper.harness import PARAMETERS, MleFitter, evaluation_grid, seed_list
 from pymc_vsk.paper.numbers import FIGURE4_NODES
 from pymc_vsk.paper.tables2_3 import MODELS, NOISE_STD, noisy_observations, scaling_functions
 
@@ -205,6 +195,7 @@ def format_summary(sweep: Sweep) -> str:
     Parameters
     ----------
     sweep : Sweep
+        The figure4 results to print.
 
     Returns
     -------
@@ -251,19 +242,16 @@ def save(sweep: Sweep, out: Path) -> list[Path]:
     ----------
     sweep : Sweep
     out : Path
-        Directory, created if needed.
+        Directory for the figure4 files, created if needed.
 
     Returns
     -------
     list of Path
-        The CSV and PNG files.
+        figure4.csv and figure4.png.
     """
-    from pymc_vsk import plotting
-
     out.mkdir(parents=True, exist_ok=True)
-    frame = sweep_frame(sweep.values, sweep.n_nodes, sweep.seeds, COLUMNS)
-    csv_path = write_csv(frame, out / "figure4.csv", COLUMNS)
-    png_path = out / "figure4.png"
+    frame = harness.sweep_frame(sweep.values, sweep.n_nodes, sweep.seeds, COLUMNS)
+    csv_path = harness.write_csv(frame, out / "figure4.csv", COLUMNS)
     fig = plotting.metric_curves(
         sweep.n_nodes,
         sweep.values,
@@ -271,8 +259,7 @@ def save(sweep: Sweep, out: Path) -> list[Path]:
         log=LOG_METRICS,
         titles={"stationary": "stationary Matérn C4", "vsk": "VSK Matérn C4"},
     )
-    fig.savefig(png_path, dpi=120, bbox_inches="tight")
-    return [csv_path, png_path]
+    return [csv_path, *harness.save_figures({"figure4": fig}, out)]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -281,10 +268,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
+        The parser of ``pymc-vsk reproduce figure4``.
     """
-    add_out_option(parser, Path("out/figure4"), "the CSV file and the figure")
-    add_seeds_option(parser, 1)
-    add_n_max_option(parser, N_FIRST, N_STEP, N_LAST)
+    harness.add_out_option(parser, Path("out/figure4"), "the CSV file and the figure")
+    harness.add_seeds_option(parser, 1)
+    harness.add_n_max_option(parser, N_FIRST, N_STEP, N_LAST)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -293,7 +281,7 @@ def main(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        From :func:`add_arguments`.
+        The options of ``pymc-vsk reproduce figure4``.
 
     Returns
     -------

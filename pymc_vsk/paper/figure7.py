@@ -91,13 +91,13 @@ import pytensor.tensor as pt
 import scipy.stats
 from pytensor.graph import Variable
 
-from pymc_vsk import targets
+from pymc_vsk import plotting, targets
 from pymc_vsk.arguments import int_in
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.fitting import compiled_objective, default_starts, fit_map
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model
-from pymc_vsk.paper.harness import add_out_option, write_csv
+from pymc_vsk.paper.harness import add_out_option, save_figures, write_csv
 from pymc_vsk.paper.numbers import FIGURE8_K, WEIERSTRASS
 from pymc_vsk.prediction import Prediction, predict
 from pymc_vsk.scaling import FromFunction
@@ -474,6 +474,7 @@ def format_summary(sweep: Sweep) -> str:
     Parameters
     ----------
     sweep : Sweep
+        The figure7 results to print.
 
     Returns
     -------
@@ -524,15 +525,15 @@ def save(sweep: Sweep, out: Path) -> list[Path]:
     ----------
     sweep : Sweep
     out : Path
-        Directory, created if needed.
+        Directory for the figure7 files, created if needed.
 
     Returns
     -------
     list of Path
-        The CSV file and the two PNG files.
+        figure7.csv, figure7.png and figure8.png.
     """
     out.mkdir(parents=True, exist_ok=True)
-    csv_path, fig7_path, fig8_path = out / "figure7.csv", out / "figure7.png", out / "figure8.png"
+    csv_path = out / "figure7.csv"
     stationary = pd.DataFrame(
         {"kernel": ["stationary"], "K_VSK": [""]} | {c: [sweep.stationary[c]] for c in COLUMNS}
     )
@@ -540,9 +541,8 @@ def save(sweep: Sweep, out: Path) -> list[Path]:
         {"kernel": "vsk", "K_VSK": sweep.k_values.astype(int)} | {c: sweep.vsk[c] for c in COLUMNS}
     )
     write_csv(pd.concat([stationary, vsk], ignore_index=True), csv_path, COLUMNS)
-    for make, path, dpi in ((figure7, fig7_path, 120), (figure8, fig8_path, 110)):
-        make(sweep).savefig(path, dpi=dpi, bbox_inches="tight")
-    return [csv_path, fig7_path, fig8_path]
+    fig7 = save_figures({"figure7": figure7(sweep)}, out)
+    return [csv_path, *fig7, *save_figures({"figure8": figure8(sweep)}, out, dpi=110)]
 
 
 def figure7(sweep: Sweep) -> Figure:
@@ -553,13 +553,12 @@ def figure7(sweep: Sweep) -> Figure:
     Parameters
     ----------
     sweep : Sweep
+        The figure7 sweep to draw.
 
     Returns
     -------
     Figure
     """
-    from pymc_vsk import plotting
-
     n = len(sweep.k_values)
     curves = {
         "stationary": {c: np.full(n, sweep.stationary[c]) for c in METRICS},
@@ -592,8 +591,6 @@ def figure8(sweep: Sweep, k_shown: Sequence[int] = FIGURE8_K) -> Figure:
     -------
     Figure
     """
-    from pymc_vsk import plotting
-
     return plotting.field_maps(
         figure8_maps(sweep, k_shown),
         shape=(sweep.grid_size, sweep.grid_size),
@@ -661,6 +658,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
+        The parser of ``pymc-vsk reproduce figure7``.
     """
     add_out_option(parser, Path("out/figure7"), "the CSV file and the figures")
     sizes = (
@@ -694,7 +692,7 @@ def main(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        From :func:`add_arguments`.
+        The options of ``pymc-vsk reproduce figure7``.
 
     Returns
     -------

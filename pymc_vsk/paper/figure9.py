@@ -57,21 +57,11 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from pymc_vsk import targets
+from pymc_vsk import plotting, targets
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.metrics import summarize
 from pymc_vsk.paper import harness
-from pymc_vsk.paper.harness import (
-    Fit,
-    MleFitter,
-    add_n_max_option,
-    add_out_option,
-    add_seeds_option,
-    evaluation_grid,
-    seed_list,
-    sweep_frame,
-    write_csv,
-)
+from pymc_vsk.paper.harness import Fit, MleFitter, evaluation_grid, seed_list
 from pymc_vsk.paper.numbers import FIGURE9_EXAMPLE_NODES, FIGURE9_NODES
 from pymc_vsk.scaling import Corner, ScalingFunction
 
@@ -401,6 +391,7 @@ def format_summary(study: CornerStudy) -> str:
     Parameters
     ----------
     study : CornerStudy
+        The figure9 results to print.
 
     Returns
     -------
@@ -459,14 +450,13 @@ def figures(study: CornerStudy) -> dict[str, Figure]:
     Parameters
     ----------
     study : CornerStudy
+        The figure9 study to draw.
 
     Returns
     -------
     dict
         File stem -> figure.
     """
-    from pymc_vsk import plotting
-
     out = {
         "figure9": plotting.metric_curves(
             study.n_nodes, study.values, METRICS, log=LOG_METRICS, titles=TITLES, ncols=3
@@ -498,7 +488,7 @@ def save(study: CornerStudy, out: Path) -> list[Path]:
     ----------
     study : CornerStudy
     out : Path
-        Directory, created if needed.
+        Directory for the figure9 files, created if needed.
 
     Returns
     -------
@@ -511,13 +501,12 @@ def save(study: CornerStudy, out: Path) -> list[Path]:
         "figures10-11.csv": (study.figure_values, study.figure_nodes),
     }
     paths = [
-        write_csv(sweep_frame(values, n_nodes, study.seeds, COLUMNS), out / name, COLUMNS)
+        harness.write_csv(
+            harness.sweep_frame(values, n_nodes, study.seeds, COLUMNS), out / name, COLUMNS
+        )
         for name, (values, n_nodes) in tables.items()
     ]
-    for stem, fig in figures(study).items():
-        paths.append(out / f"{stem}.png")
-        fig.savefig(paths[-1], dpi=120, bbox_inches="tight")
-    return paths
+    return [*paths, *harness.save_figures(figures(study), out)]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -526,10 +515,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
+        The parser of ``pymc-vsk reproduce figure9``.
     """
-    add_out_option(parser, Path("out/figure9"), "the CSV files and the figures")
-    add_seeds_option(parser, DEFAULT_SEEDS)
-    add_n_max_option(parser, N_FIRST, N_STEP, N_LAST)
+    harness.add_out_option(parser, Path("out/figure9"), "the CSV files and the figures")
+    harness.add_seeds_option(parser, DEFAULT_SEEDS)
+    harness.add_n_max_option(parser, N_FIRST, N_STEP, N_LAST)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -538,7 +528,7 @@ def main(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        From :func:`add_arguments`.
+        The options of ``pymc-vsk reproduce figure9``.
 
     Returns
     -------

@@ -24,6 +24,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 import pymc as pm
+from matplotlib.figure import Figure
 
 from pymc_vsk.arguments import int_in, positive_int
 from pymc_vsk.fitting import MapResult, default_starts, fit_map
@@ -45,6 +46,7 @@ __all__ = [
     "evaluation_grid",
     "length_scale_modes",
     "node_counts",
+    "save_figures",
     "seed_list",
     "sweep_frame",
     "write_csv",
@@ -371,6 +373,29 @@ def write_csv(frame: pd.DataFrame, path: Path, value_columns: Sequence[str]) -> 
         ]
     out.to_csv(path, index=False)
     return path
+
+
+def save_figures(figures: Mapping[str, Figure], out: Path, dpi: int = 120) -> list[Path]:
+    """Save each figure as ``out/<stem>.png``, creating ``out`` if needed.
+
+    Parameters
+    ----------
+    figures : dict
+        File stem -> figure.
+    out : Path
+        Directory.
+    dpi : int, default 120
+
+    Returns
+    -------
+    list of Path
+        The PNG files, in the order of ``figures``.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{stem}.png" for stem in figures]
+    for fig, path in zip(figures.values(), paths, strict=True):
+        fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    return paths
 
 
 # -- command-line options ---------------------------------------------------------------------

@@ -108,6 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
+        The parser of ``pymc-vsk reproduce all``.
     """
     parser.add_argument("--out", type=Path, required=True, help="directory for the report")
     parser.add_argument(
@@ -124,7 +125,7 @@ def main(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        From :func:`add_arguments`.
+        The options of ``pymc-vsk reproduce all``.
 
     Returns
     -------

@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 import pymc as pm
 
-from pymc_vsk import targets
+from pymc_vsk import plotting, targets
 from pymc_vsk.covariance import VSK
 from pymc_vsk.metrics import METRIC_LABELS, summarize
-from pymc_vsk.paper.harness import evaluation_grid
+from pymc_vsk.paper.harness import evaluation_grid, save_figures
 from pymc_vsk.paper.numbers import TABLE1, TABLE1_LENGTH_SCALE, TABLE1_NODES, TABLE1_SIGMA_F
 from pymc_vsk.scaling import Jump
 
@@ -133,6 +133,7 @@ def format_table(result: Table1Result) -> str:
     Parameters
     ----------
     result : Table1Result
+        The table1 results to print.
 
     Returns
     -------
@@ -164,16 +165,13 @@ def save_plots(result: Table1Result, out: Path) -> list[Path]:
     ----------
     result : Table1Result
     out : Path
-        Directory, created if needed.
+        Directory for the table1 files, created if needed.
 
     Returns
     -------
     list of Path
-        The two PNG files.
+        Figures 1 and 3 as PNG files.
     """
-    from pymc_vsk import plotting
-
-    out.mkdir(parents=True, exist_ok=True)
     titles = {"stationary": "Stationary Matérn C2", "vsk": "VSK Matérn C2"}
     fig1 = plotting.posterior_bands(
         result.grid[:, 0],
@@ -185,10 +183,7 @@ def save_plots(result: Table1Result, out: Path) -> list[Path]:
         titles=titles,
     )
     fig3 = plotting.covariance_matrices(result.train_cov, titles=titles)
-    paths = [out / "figure1_table1_posterior.png", out / "figure3_table1_covariance.png"]
-    for fig, path in zip((fig1, fig3), paths, strict=True):
-        fig.savefig(path, dpi=120, bbox_inches="tight")
-    return paths
+    return save_figures({"figure1_table1_posterior": fig1, "figure3_table1_covariance": fig3}, out)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -197,6 +192,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
+        The parser of ``pymc-vsk reproduce table1``.
     """
     parser.add_argument(
         "--plot", metavar="DIR", type=Path, help="save the Figure 1 and Figure 3 analogues in DIR"
@@ -209,7 +205,7 @@ def main(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        From :func:`add_arguments`.
+        The options of ``pymc-vsk reproduce table1``.
 
     Returns
     -------

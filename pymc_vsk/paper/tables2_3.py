@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pymc_vsk import targets
+from pymc_vsk import plotting, targets
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import diagnose
 from pymc_vsk.metrics import summarize
@@ -59,6 +59,7 @@ from pymc_vsk.paper.harness import (
     add_seeds_option,
     evaluation_grid,
     length_scale_modes,
+    save_figures,
     seed_list,
 )
 from pymc_vsk.paper.numbers import JUMP_NOISE_STD, TABLE_NODES, TABLES_2_3
@@ -414,6 +415,7 @@ def format_table(study: Study) -> str:
     Parameters
     ----------
     study : Study
+        The table2|table3 results to print.
 
     Returns
     -------
@@ -483,7 +485,7 @@ def save_plot(study: Study, out: Path, name: str) -> Path:
     ----------
     study : Study
     out : Path
-        Directory, created if needed.
+        Directory for the table2|table3 files, created if needed.
     name : str
         File name prefix (the experiment's name).
 
@@ -492,9 +494,6 @@ def save_plot(study: Study, out: Path, name: str) -> Path:
     Path
         The PNG file.
     """
-    from pymc_vsk import plotting
-
-    out.mkdir(parents=True, exist_ok=True)
     ex = study.example
     fig = plotting.posterior_bands(
         ex["grid"][:, 0],
@@ -508,9 +507,7 @@ def save_plot(study: Study, out: Path, name: str) -> Path:
             "vsk": f"VSK Matérn C4, N = {study.n_nodes}",
         },
     )
-    path = out / f"{name}_posterior_seed{ex['seed']}.png"
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    return path
+    return save_figures({f"{name}_posterior_seed{ex['seed']}": fig}, out)[0]
 
 
 # -- command line -----------------------------------------------------------------------------
@@ -520,6 +517,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
+        The parser of ``pymc-vsk reproduce table2|table3``.
     """
     add_seeds_option(parser, 20)
     parser.add_argument(
