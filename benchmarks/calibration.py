@@ -200,12 +200,38 @@ def thin(draws: np.ndarray, n_thinned: int) -> np.ndarray:
 
 
 def sbc_rank(draws: np.ndarray, truth: float, n_thinned: int) -> int:
-    """Rank of ``truth`` among the thinned draws: the number of them below it, in [0, L]."""
+    """Rank of ``truth`` among the thinned draws: the number of them below it, in [0, L].
+
+    Parameters
+    ----------
+    draws : array, shape (chains, draws) or (draws,)
+        Posterior draws of one scalar parameter.
+    truth : float
+        The value drawn from the prior.
+    n_thinned : int
+        L.
+
+    Returns
+    -------
+    int
+    """
     return int(np.sum(thin(draws, n_thinned) < truth))
 
 
 def default_bins(reps: int, n_thinned: int) -> int:
-    """Most bins that divide the L + 1 rank values evenly with ≥ 10 expected ranks in each."""
+    """Most bins that divide the L + 1 rank values evenly with ≥ 10 expected ranks in each.
+
+    Parameters
+    ----------
+    reps : int
+        Replications.
+    n_thinned : int
+        L.
+
+    Returns
+    -------
+    int
+    """
     divisors = [b for b in range(2, n_thinned + 2) if (n_thinned + 1) % b == 0]
     fitting = [b for b in divisors if reps / b >= 10]
     return max(fitting) if fitting else min(divisors)
@@ -216,6 +242,18 @@ def rank_counts(ranks: np.ndarray, n_thinned: int, bins: int) -> np.ndarray:
 
     ``bins`` must divide L + 1, so that every bin holds as many rank values and has the same
     probability under uniformity.
+
+    Parameters
+    ----------
+    ranks : array of int, shape (reps,)
+    n_thinned : int
+        L.
+    bins : int
+        Number of bins; divides L + 1.
+
+    Returns
+    -------
+    array of int, shape (bins,)
     """
     ranks = np.asarray(ranks, dtype=int)
     if (n_thinned + 1) % bins:

@@ -29,7 +29,6 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 if __package__ in (None, ""):  # run as a script: the repository root holds ``benchmarks``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -61,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _report_progress(row: Mapping[str, Any]) -> None:
+def _report_progress(row: Mapping[str, float]) -> None:
     print(
         f"seed {row['seed']:3d}: interval ({row['lo']:.4f}, {row['hi']:.4f}] "
         f"width {row['width']:.4f} covers {row['covers']!s:5}  r̂ {row['r_hat_max']:.4f}  "
@@ -72,7 +71,18 @@ def _report_progress(row: Mapping[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the study for each N, print the tables and totals, write the outputs."""
+    """Run the study for each N, print the tables and totals, write the outputs.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Command-line arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status.
+    """
     args = build_parser().parse_args(argv)
     logging.getLogger("pymc").setLevel(logging.WARNING)
     out = Path(args.out)

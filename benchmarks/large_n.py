@@ -58,7 +58,19 @@ PARAMS = ("ls", "sigma_f", "sigma_n", "mean")
 
 
 def jump_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """x ~ U[0, 1] (sorted) and y = f(x) + N(0, 0.25²)."""
+    """x ~ U[0, 1] (sorted) and y = f(x) + N(0, 0.25²).
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    seed : int, default 0
+
+    Returns
+    -------
+    X : array, shape (n, 1)
+    y : array, shape (n,)
+    """
     from pymc_vsk import targets
 
     rng = np.random.default_rng(seed)
@@ -96,7 +108,17 @@ def _base_kernel(ls: Any) -> Any:
 
 
 def hsgp_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
-    """The collapsed HSGP VSK model; returns the model and the GP."""
+    """The collapsed HSGP VSK model; returns the model and the GP.
+
+    Parameters
+    ----------
+    X : array, shape (n, 1)
+    y : array, shape (n,)
+
+    Returns
+    -------
+    model, gp
+    """
     import pymc as pm
 
     from pymc_vsk.hsgp import CollapsedLiftedHSGP
@@ -111,7 +133,17 @@ def hsgp_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
 
 
 def vfe_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
-    """``pm.gp.MarginalApprox`` (VFE) with the VSK and jump-aware inducing inputs."""
+    """``pm.gp.MarginalApprox`` (VFE) with the VSK and jump-aware inducing inputs.
+
+    Parameters
+    ----------
+    X : array, shape (n, 1)
+    y : array, shape (n,)
+
+    Returns
+    -------
+    model, gp
+    """
     import pymc as pm
 
     from pymc_vsk import VSK
@@ -130,7 +162,17 @@ def vfe_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
 
 
 def dense_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
-    """The exact VSK model (``build_model`` with the same kernel and priors)."""
+    """The exact VSK model (``build_model`` with the same kernel and priors).
+
+    Parameters
+    ----------
+    X : array, shape (n, 1)
+    y : array, shape (n,)
+
+    Returns
+    -------
+    model, gp
+    """
     import pymc as pm
 
     from pymc_vsk import build_model
@@ -172,7 +214,23 @@ def _hsgp_predictor(model: Any, gp: Any, grid: np.ndarray) -> Any:
 
 # -- one method at one N, in a child process -----------------------------------------------------
 def run_child(method: str, n: int, nuts: dict[str, int], start: dict[str, float] | None) -> dict:
-    """Fit one model; everything measured in this (fresh) process."""
+    """Fit one model; everything measured in this (fresh) process.
+
+    Parameters
+    ----------
+    method : {"hsgp", "vfe", "dense"}
+    n : int
+        Number of points.
+    nuts : dict
+        NUTS settings (``draws``, ``tune``, ``chains``); empty for MAP only.
+    start : dict, optional
+        Starting point of the MAP fit.
+
+    Returns
+    -------
+    dict
+        Timings, memory and fit summaries, JSON-ready.
+    """
     from pymc_vsk import fit_map, predict
     from pymc_vsk.blas import blas_threads
     from pymc_vsk.fitting import compiled_objective, initial_point
@@ -247,7 +305,23 @@ def _nuts(model: Any, gp: Any, grid: np.ndarray, nuts: dict[str, int]) -> dict[s
 
 
 def child(method: str, n: int, nuts: dict[str, int], start: dict | None = None) -> dict:
-    """Run :func:`run_child` in a fresh Python process and return its JSON result."""
+    """Run :func:`run_child` in a fresh Python process and return its JSON result.
+
+    Parameters
+    ----------
+    method : {"hsgp", "vfe", "dense"}
+    n : int
+        Number of points.
+    nuts : dict
+        NUTS settings (``draws``, ``tune``, ``chains``); empty for MAP only.
+    start : dict, optional
+        Starting point of the MAP fit.
+
+    Returns
+    -------
+    dict
+        Timings, memory and fit summaries, JSON-ready.
+    """
     args = [sys.executable, __file__, "--child", method, str(n), "--nuts", json.dumps(nuts)]
     if start is not None:
         args += ["--start", json.dumps(start)]
@@ -260,12 +334,36 @@ def child(method: str, n: int, nuts: dict[str, int], start: dict | None = None) 
 
 # -- the study -----------------------------------------------------------------------------------
 def slope(ns: Sequence[int], seconds: Sequence[float]) -> float:
-    """Least-squares slope of log(seconds) against log(N)."""
+    """Least-squares slope of log(seconds) against log(N).
+
+    Parameters
+    ----------
+    ns : sequence of int
+    seconds : sequence of float
+
+    Returns
+    -------
+    float
+    """
     return float(np.polyfit(np.log(ns), np.log(seconds), 1)[0])
 
 
 def study(nodes: Sequence[int], nuts: dict[str, int], dense_n: int | None) -> dict[str, Any]:
-    """Run every method at every N (and the dense reference at ``dense_n``)."""
+    """Run every method at every N (and the dense reference at ``dense_n``).
+
+    Parameters
+    ----------
+    nodes : sequence of int
+        Node counts N.
+    nuts : dict
+        NUTS settings.
+    dense_n : int or None
+        N of the dense reference fit (none when ``None``).
+
+    Returns
+    -------
+    dict
+    """
     results: dict[str, Any] = {"hsgp": [], "vfe": [], "dense": None, "nuts": nuts}
     for n in nodes:
         for method in ("hsgp", "vfe"):
@@ -299,7 +397,17 @@ def _row(r: dict[str, Any]) -> str:
 
 
 def summary(results: dict[str, Any]) -> list[str]:
-    """Cost slopes, the N = max figures against the budget, accuracy against the dense fit."""
+    """Cost slopes, the N = max figures against the budget, accuracy against the dense fit.
+
+    Parameters
+    ----------
+    results : dict
+        From :func:`study`.
+
+    Returns
+    -------
+    list of str
+    """
     lines = []
     hs, vfe = results["hsgp"], results["vfe"]
     ns = [r["N"] for r in hs]
@@ -342,6 +450,19 @@ def summary(results: dict[str, Any]) -> list[str]:
 
 
 def save(results: dict[str, Any], out: Path) -> list[Path]:
+    """Write ``large_n.json`` and ``large_n.csv``.
+
+    Parameters
+    ----------
+    results : dict
+        From :func:`study`.
+    out : Path
+        Directory, created if needed.
+
+    Returns
+    -------
+    list of Path
+    """
     out.mkdir(parents=True, exist_ok=True)
     json_path, csv_path = out / "large_n.json", out / "large_n.csv"
     json_path.write_text(json.dumps(results, indent=1))
@@ -369,6 +490,7 @@ def save(results: dict[str, Any], out: Path) -> list[Path]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Command-line options of the study."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 1000, 2000 and short NUTS")
     parser.add_argument("--nodes", type=int, nargs="+", help=f"node counts (default {NODES})")
@@ -384,6 +506,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the study (or, with ``--child``, one fit in this process), print and save.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Command-line arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status.
+    """
     args = build_parser().parse_args(argv)
     if args.child:
         nuts = json.loads(args.nuts)

@@ -49,12 +49,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import arviz as az
 import numpy as np
 import pandas as pd
 import pymc as pm
+import xarray as xr
 
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import diagnose
@@ -83,7 +83,7 @@ PRIOR_RANGE = (0.1, 0.9)
 #: Largest N for which :func:`default_method` picks exact marginalisation.
 MARGINAL_MAX_NODES = 40
 #: NUTS settings of the study per method (see the module docstring for how they were chosen).
-SAMPLER_SETTINGS: dict[str, dict[str, Any]] = {
+SAMPLER_SETTINGS: dict[str, dict[str, int | float]] = {
     "marginal": {"draws": 4000, "tune": 1000, "chains": 4, "target_accept": 0.99},
     "smooth": {"draws": 1000, "tune": 1000, "chains": 4, "target_accept": 0.95},
 }
@@ -111,7 +111,17 @@ def jump_data(n: int, seed: int, noise: float = NOISE) -> tuple[np.ndarray, np.n
 
 
 def default_method(n: int) -> str:
-    """``"marginal"`` for ``n <= MARGINAL_MAX_NODES`` nodes, else ``"smooth"``."""
+    """``"marginal"`` for ``n <= MARGINAL_MAX_NODES`` nodes, else ``"smooth"``.
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes.
+
+    Returns
+    -------
+    str
+    """
     return "marginal" if n <= MARGINAL_MAX_NODES else "smooth"
 
 
@@ -119,10 +129,10 @@ def study_model(
     n: int,
     method: str,
     *,
-    width: Any = None,
+    width: float | None = None,
     lower: float = PRIOR_RANGE[0],
     upper: float = PRIOR_RANGE[1],
-) -> tuple[pm.Model, Any]:
+) -> tuple[pm.Model, pm.gp.Marginal | MarginalJumpGP]:
     """The one-jump model of the study on ``n`` Halton nodes (data: the noise-free target).
 
     Parameters
@@ -148,11 +158,22 @@ def study_model(
     return model, gp
 
 
-def location_draws(idata: Any, gp: Any) -> np.ndarray:
+def location_draws(idata: xr.DataTree, gp: pm.gp.Marginal | MarginalJumpGP) -> np.ndarray:
     """Draws (chain, draw) of the location, or of E[t | θ, y] for the marginal method.
 
     For :class:`~pymc_vsk.jumps.MarginalJumpGP` the conditional mean over the gaps, with t
     uniform inside each gap: Σ_g p(G_g | θ, y) (left_g + right_g) / 2.
+
+    Parameters
+    ----------
+    idata : DataTree
+        Output of the sampler.
+    gp : pm.gp.Marginal or MarginalJumpGP
+        The model's GP.
+
+    Returns
+    -------
+    array, shape (chains, draws)
     """
     post = posterior(idata)
     if isinstance(gp, MarginalJumpGP):
@@ -164,22 +185,28 @@ def location_draws(idata: Any, gp: Any) -> np.ndarray:
     return values
 
 
-def _location(idata: Any, gp: Any, X: np.ndarray, lower: float, upper: float) -> LocationPosterior:
+def _location(
+    idata: xr.DataTree,
+    gp: pm.gp.Marginal | MarginalJumpGP,
+    X: np.ndarray,
+    lower: float,
+    upper: float,
+) -> LocationPosterior:
     if isinstance(gp, MarginalJumpGP):
         return gp.location_posterior(idata)
     return location_posterior(idata, X, lower, upper)[0]
 
 
 def fit_summary(
-    idata: Any,
-    gp: Any,
+    idata: xr.DataTree,
+    gp: pm.gp.Marginal | MarginalJumpGP,
     model: pm.Model,
     *,
     lower: float = PRIOR_RANGE[0],
     upper: float = PRIOR_RANGE[1],
     truth: float = JUMP_LOCATION,
     prob: float = 0.94,
-) -> dict[str, Any]:
+) -> dict[str, float | bool]:
     """Location interval, coverage and sampler diagnostics of one fit of the study.
 
     Parameters
@@ -262,10 +289,20 @@ class RecoveryResult:
     method: str
     fits: pd.DataFrame
     compile_seconds: float
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, object] = field(default_factory=dict)
 
-    def summary(self, rhat_max: float = 1.01) -> dict[str, Any]:
-        """Totals: coverage, interval widths, worst diagnostics and timings."""
+    def summary(self, rhat_max: float = 1.01) -> dict[str, object]:
+        """Totals: coverage, interval widths, worst diagnostics and timings.
+
+        Parameters
+        ----------
+        rhat_max : float, default 1.01
+            Largest r̂ counted as converged.
+
+        Returns
+        -------
+        dict
+        """
         f = self.fits
         return {
             "n": self.n,
@@ -313,7 +350,19 @@ class RecoveryResult:
         return "\n".join(lines)
 
     def report(self, prob: float = 0.94, rhat_max: float = 1.01) -> str:
-        """Heading, per-seed table and totals, as printed by the benchmark."""
+        """Heading, per-seed table and totals, as printed by the benchmark.
+
+        Parameters
+        ----------
+        prob : float, default 0.94
+            Credible mass of the intervals.
+        rhat_max : float, default 1.01
+            Largest r̂ counted as converged.
+
+        Returns
+        -------
+        str
+        """
         s = self.summary(rhat_max)
         return "\n".join(
             [
@@ -339,7 +388,7 @@ def run_recovery(
     seeds: Sequence[int],
     *,
     method: str | None = None,
-    width: Any = None,
+    width: float | None = None,
     draws: int | None = None,
     tune: int | None = None,
     chains: int | None = None,
@@ -349,7 +398,7 @@ def run_recovery(
     noise: float = NOISE,
     lower: float = PRIOR_RANGE[0],
     upper: float = PRIOR_RANGE[1],
-    progress: Callable[[Mapping[str, Any]], None] | None = None,
+    progress: Callable[[Mapping[str, float | bool]], None] | None = None,
 ) -> RecoveryResult:
     """Fit one jump on :func:`jump_data` for each seed and summarise the location posterior.
 

@@ -89,6 +89,7 @@ class Figure:
     detail: str = ""
 
     def line(self) -> str:
+        """The figure's row of the printed table: name, value, goal, whether met, detail."""
         status = {True: "met", False: "MISSED", None: ""}[self.met]
         value = f"{self.value:.3g} {self.unit}".strip()
         return f"  {self.name:<58} {value:>12}  {self.goal:<9} {status:<6} {self.detail}"
@@ -103,11 +104,29 @@ class Report:
     raw: dict[str, Any] = field(default_factory=dict)
 
     def add(self, *figures: Figure) -> None:
+        """Record figures and print their rows.
+
+        Parameters
+        ----------
+        *figures : Figure
+            Measured figures.
+        """
         self.figures.extend(figures)
         for fig in figures:
             print(fig.line(), flush=True)
 
     def save(self, out: Path) -> list[Path]:
+        """Write ``raw.json`` (every timing and the machine) and ``ratios.csv`` (the figures).
+
+        Parameters
+        ----------
+        out : Path
+            Directory, created if needed.
+
+        Returns
+        -------
+        list of Path
+        """
         out.mkdir(parents=True, exist_ok=True)
         raw_path, csv_path = out / "raw.json", out / "ratios.csv"
         payload = {
@@ -177,6 +196,17 @@ def machine_description() -> dict[str, Any]:
 
 
 def format_machine(m: Mapping[str, Any]) -> str:
+    """The machine and versions, as printed above the figures.
+
+    Parameters
+    ----------
+    m : dict
+        The machine description.
+
+    Returns
+    -------
+    str
+    """
     load = m.get("load_average_start")
     load_text = "n/a" if load is None else ", ".join(f"{v:.2f}" for v in load)
     versions = ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v)
@@ -205,9 +235,11 @@ class Timings:
         return float(np.median(self.cpu[num]) / np.median(self.cpu[den]))
 
     def median_ms(self) -> dict[str, float]:
+        """Median CPU time per call of each function, in milliseconds."""
         return {k: 1e3 * float(np.median(v)) for k, v in self.cpu.items()}
 
     def raw(self) -> dict[str, Any]:
+        """Every timing (CPU and wall seconds per call), JSON-ready."""
         return {"cpu_seconds": self.cpu, "wall_seconds": self.wall}
 
 
@@ -221,6 +253,19 @@ def interleaved(
     the process CPU time and the wall time are recorded; ratios use the CPU time, which on a
     shared machine does not count the time the process waits for a core (BLAS and the
     compiled functions run on this one thread).
+
+    Parameters
+    ----------
+    fns : dict of name -> callable
+        Functions without arguments.
+    repeats : int
+        Interleaved rounds.
+    min_seconds : float, default 0.05
+        Least time per measurement (calls are repeated within a round to reach it).
+
+    Returns
+    -------
+    Timings
     """
     loops = {}
     for name, fn in fns.items():
@@ -247,7 +292,20 @@ def interleaved(
 
 # -- data and models --------------------------------------------------------------------------
 def jump_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The first n Halton nodes and y = f(x) + N(0, 0.25²) noise (Section 4.1.2)."""
+    """The first n Halton nodes and y = f(x) + N(0, 0.25²) noise (Section 4.1.2).
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes.
+    seed : int, default 0
+        Seed of the noise.
+
+    Returns
+    -------
+    X : array, shape (n, 1)
+    y : array, shape (n,)
+    """
     from pymc_vsk import targets
 
     X = targets.halton_nodes(n)
@@ -255,7 +313,21 @@ def jump_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pymc_marginal_model(X: np.ndarray, y: np.ndarray, psi: Any = None, mean: bool = True):
-    """PyMC's own ``pm.gp.Marginal`` with flat priors: Matérn 5/2 on x, or the VSK with ψ."""
+    """PyMC's own ``pm.gp.Marginal`` with flat priors: Matérn 5/2 on x, or the VSK with ψ.
+
+    Parameters
+    ----------
+    X : array, shape (n, 1)
+    y : array, shape (n,)
+    psi : ScalingFunction, optional
+        ψ of the VSK; stationary when omitted.
+    mean : bool, default True
+        A constant mean.
+
+    Returns
+    -------
+    model, gp
+    """
     import pymc as pm
 
     from pymc_vsk import VSK
@@ -286,6 +358,16 @@ def _theta(objective: Any, model: Any, values: Mapping[str, float]) -> np.ndarra
 
 # -- 1. logp + gradient -----------------------------------------------------------------------
 def bench_logp(report: Report, nodes: Sequence[int], repeats: int) -> None:
+    """Figure 1: logp + gradient of the VSK against the stationary kernel, per N.
+
+    Parameters
+    ----------
+    report : Report
+    nodes : sequence of int
+        Node counts N.
+    repeats : int
+        Interleaved rounds.
+    """
     from pymc_vsk import build_model
     from pymc_vsk.fitting import compiled_objective
     from pymc_vsk.scaling import Jump
@@ -364,7 +446,21 @@ def _matern52_cov(D: np.ndarray, p: Mapping[str, float]) -> tuple[np.ndarray, np
 
 
 def numpy_logp_grad(D: np.ndarray, y: np.ndarray, p: Mapping[str, float]) -> tuple[float, ...]:
-    """Hand-written log density and gradient (log ℓ, log σ_f, log σ_n, mean), as scikit-learn."""
+    """Hand-written log density and gradient (log ℓ, log σ_f, log σ_n, mean), as scikit-learn.
+
+    Parameters
+    ----------
+    D : array, shape (n, n)
+        Lifted distances.
+    y : array, shape (n,)
+    p : dict
+        ``ls``, ``sigma_f``, ``sigma_n``, ``mean``.
+
+    Returns
+    -------
+    tuple of float
+        Log density and its gradient.
+    """
     import scipy.linalg
 
     K, dK_ls = _matern52_cov(D, p)
@@ -384,6 +480,16 @@ def numpy_logp_grad(D: np.ndarray, y: np.ndarray, p: Mapping[str, float]) -> tup
 
 
 def bench_floor(report: Report, n: int, repeats: int) -> None:
+    """Figure 2: logp + gradient at N against the numpy floors (Cholesky and ``potri``).
+
+    Parameters
+    ----------
+    report : Report
+    n : int
+        Number of nodes.
+    repeats : int
+        Interleaved rounds.
+    """
     import scipy.linalg
     from scipy.linalg import lapack
 
@@ -467,7 +573,20 @@ def bench_floor(report: Report, n: int, repeats: int) -> None:
 
 # -- 3. MAP against scikit-learn --------------------------------------------------------------
 def sklearn_fit(Z: np.ndarray, y: np.ndarray, starts: Sequence[Mapping[str, Any]]) -> float:
-    """Best log marginal likelihood of scikit-learn's GPR over the starts (tight L-BFGS-B)."""
+    """Best log marginal likelihood of scikit-learn's GPR over the starts (tight L-BFGS-B).
+
+    Parameters
+    ----------
+    Z : array, shape (n, d)
+        Lifted inputs.
+    y : array, shape (n,)
+    starts : sequence of dict
+        Starting points (``ls``, ``sigma_f``, ``sigma_n``).
+
+    Returns
+    -------
+    float
+    """
     import scipy.optimize
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
@@ -494,6 +613,16 @@ def sklearn_fit(Z: np.ndarray, y: np.ndarray, starts: Sequence[Mapping[str, Any]
 
 
 def bench_map_warm(report: Report, nodes: Sequence[int], repeats: int) -> None:
+    """Figure 3: warm ``fit_map`` against scikit-learn's GPR on the same data and starts.
+
+    Parameters
+    ----------
+    report : Report
+    nodes : sequence of int
+        Node counts N.
+    repeats : int
+        Interleaved rounds.
+    """
     import warnings
 
     from pymc_vsk import build_model, fit_map
@@ -601,6 +730,18 @@ def _run_child(code: str, env: Mapping[str, str] | None = None) -> dict[str, flo
 
 
 def bench_map_cold(report: Report, n: int, repeats: int, empty_cache: bool) -> None:
+    """Figure 3b: a fresh Python process builds, compiles and fits, against ``pm.find_MAP``.
+
+    Parameters
+    ----------
+    report : Report
+    n : int
+        Number of nodes.
+    repeats : int
+        Interleaved runs.
+    empty_cache : bool
+        Also time a run with an empty compilation cache.
+    """
     section = "map_cold"
     print(
         f"\n[3b] MAP, cold: a fresh Python process builds, compiles and fits (N = {n}; "
@@ -657,6 +798,16 @@ def bench_map_cold(report: Report, n: int, repeats: int, empty_cache: bool) -> N
 
 # -- 4. NUTS ESS per second -------------------------------------------------------------------
 def bench_nuts(report: Report, draws: int, tune: int, chains: int, jax: bool) -> None:
+    """Figure 4: NUTS ESS per second, nutpie against PyMC's sampler (and the JAX samplers).
+
+    Parameters
+    ----------
+    report : Report
+    draws, tune, chains : int
+        NUTS settings.
+    jax : bool
+        Also time numpyro and blackjax.
+    """
     import logging
 
     import pymc as pm
@@ -771,6 +922,14 @@ def bench_nuts(report: Report, draws: int, tune: int, chains: int, jax: bool) ->
 
 # -- 5. Figure 4 ------------------------------------------------------------------------------
 def bench_figure4(report: Report, n_max: int) -> None:
+    """Figure 5: the Figure 4 sweep of the paper, timed.
+
+    Parameters
+    ----------
+    report : Report
+    n_max : int
+        Largest N.
+    """
     from pymc_vsk.paper import figure4
 
     section = "figure4"
@@ -792,6 +951,7 @@ def bench_figure4(report: Report, n_max: int) -> None:
 
 # -- main -------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
+    """Command-line options of the benchmarks."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="CI smoke run (a few minutes)")
     parser.add_argument("--out", type=Path, default=Path("out/benchmarks"), help="output directory")
@@ -805,7 +965,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmarks, print every figure against its goal, save raw.json and ratios.csv."""
+    """Run the benchmarks, print every figure against its goal, save raw.json and ratios.csv.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Command-line arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status.
+    """
     args = build_parser().parse_args(argv)
     os.environ["OPENBLAS_NUM_THREADS"] = "1"  # for the child processes and samplers
     os.environ.setdefault("MKL_NUM_THREADS", "1")

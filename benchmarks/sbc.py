@@ -26,7 +26,6 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 if __package__ in (None, ""):  # run as a script: the repository root holds ``benchmarks``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -54,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _report_progress(i: int, row: Mapping[str, Any]) -> None:
+def _report_progress(i: int, row: Mapping[str, float]) -> None:
     ranks = " ".join(f"{n}={row[f'{n}_rank']:>2}" for n in PARAMETERS)
     print(
         f"rep {i:4d}: ranks {ranks}  divergences {row['divergences']:3d}  "
@@ -64,7 +63,18 @@ def _report_progress(i: int, row: Mapping[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the study, write the outputs and print the summary."""
+    """Run the study, write the outputs and print the summary.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Command-line arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status.
+    """
     args = build_parser().parse_args(argv)
     logging.getLogger("pymc").setLevel(logging.WARNING)
     start = time.perf_counter()

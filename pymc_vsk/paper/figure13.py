@@ -37,6 +37,7 @@ from pymc_vsk.fitting import fit_map
 from pymc_vsk.gibbs import Gibbs
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model, set_data
+from pymc_vsk.paper import harness
 from pymc_vsk.paper.harness import add_out_option, add_seeds_option
 from pymc_vsk.paper.numbers import SECTION44_NODES, SECTION44_NOISE_STD
 from pymc_vsk.prediction import Prediction, predict
@@ -328,7 +329,9 @@ def save_figures(study: Study, out: Path) -> list[Path]:
         xlabel="x",
         title="Basis functions k(x, 0) / k(0, 0) at the central node",
     )
-    return save_figures({"figure13_reconstructions": fig13, "figure14_basis_functions": fig14}, out)
+    return harness.save_figures(
+        {"figure13_reconstructions": fig13, "figure14_basis_functions": fig14}, out
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -174,6 +174,15 @@ def std_floor(sigma_f: float) -> float:
 
     The difference of two numbers of size σ_f² carries an absolute error of about σ_f² ε, so
     a std below about σ_f √ε is rounding noise (ε: double-precision machine epsilon).
+
+    Parameters
+    ----------
+    sigma_f : float
+        The fitted signal std.
+
+    Returns
+    -------
+    float
     """
     return float(sigma_f * np.sqrt(np.finfo(float).eps))
 
@@ -183,6 +192,15 @@ def truncation_weights(k_vsk: int | None) -> np.ndarray:
     """Weights w_k = 1[k ≤ K_VSK], k = 0, …, 12, of :func:`weierstrass_terms`; zeros for ``None``.
 
     ``None`` stands for the stationary kernel: ψ ≡ 0 adds nothing to the lifted distance.
+
+    Parameters
+    ----------
+    k_vsk : int or None
+        K_VSK in 0..12, or ``None``.
+
+    Returns
+    -------
+    array, shape (13,)
     """
     if k_vsk is None:
         return np.zeros(K_TARGET + 1)

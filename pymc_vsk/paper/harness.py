@@ -170,7 +170,20 @@ class Fitter(Protocol):
     description: str
 
     def fit(self, X: np.ndarray, y: np.ndarray, grid: np.ndarray, seed: int) -> Fit:
-        """Fit to ``(X, y)`` and predict at ``grid``; ``seed`` seeds the starts or the sampler."""
+        """Fit to ``(X, y)`` and predict at ``grid``; ``seed`` seeds the starts or the sampler.
+
+        Parameters
+        ----------
+        X : array, shape (N, d)
+        y : array, shape (N,)
+        grid : array, shape (M, d)
+            Where to predict.
+        seed : int
+
+        Returns
+        -------
+        Fit
+        """
         ...
 
 

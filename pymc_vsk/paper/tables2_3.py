@@ -124,7 +124,17 @@ NUTS_DRAWS, NUTS_TUNE, NUTS_CHAINS = 500, 500, 2
 
 
 def paper_rmse_ratio(n_nodes: int) -> float:
-    """The paper's RMSE ratio VSK/stationary (0.69 in Table 2, 0.57 in Table 3)."""
+    """The paper's RMSE ratio VSK/stationary (0.69 in Table 2, 0.57 in Table 3).
+
+    Parameters
+    ----------
+    n_nodes : int
+        27 or 81.
+
+    Returns
+    -------
+    float
+    """
     return PAPER[n_nodes]["vsk"]["rmse"] / PAPER[n_nodes]["stationary"]["rmse"]
 
 
@@ -138,6 +148,17 @@ def noisy_observations(X: np.ndarray, seed: int) -> np.ndarray:
 
     The draws for the first N nodes do not depend on how many nodes follow, so the data sets
     of a sweep over N (Figure 4) are nested, as the Halton nodes are.
+
+    Parameters
+    ----------
+    X : array, shape (N, 1)
+        Nodes.
+    seed : int
+        Seed of the noise.
+
+    Returns
+    -------
+    array, shape (N,)
     """
     return targets.jump(X) + NOISE_STD * np.random.default_rng(seed).standard_normal(len(X))
 
@@ -305,7 +326,17 @@ class Study:
         return sum(len(m or []) > 1 for m in self.ls_modes[model])
 
     def n_long_mode_best(self, model: str) -> int:
-        """Seeds with two length-scale modes where the longer ℓ had the higher likelihood."""
+        """Seeds with two length-scale modes where the longer ℓ had the higher likelihood.
+
+        Parameters
+        ----------
+        model : str
+            ``"stationary"`` or ``"vsk"``.
+
+        Returns
+        -------
+        int
+        """
         return sum(len(m or []) > 1 and m[0] == max(m) for m in self.ls_modes[model])
 
     def checks(self) -> dict[str, bool]:
