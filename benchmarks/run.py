@@ -953,7 +953,7 @@ def bench_figure4(report: Report, n_max: int) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options of the benchmarks."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="CI smoke run (a few minutes)")
+    parser.add_argument("--quick", action="store_true", help="smoke run at small sizes")
     parser.add_argument("--out", type=Path, default=Path("out/benchmarks"), help="output directory")
     parser.add_argument(
         "--only",

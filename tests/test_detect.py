@@ -256,7 +256,7 @@ def test_console_script_reports_errors_with_exit_status_2(tmp_path):
 def test_detects_the_jump_in_a_synthetic_csv(tmp_path, capsys, method):
     """A jump of 2 between x = 0.43 and 0.48 against noise 0.1: the credible gaps contain it.
 
-    Each run compiles and samples a model (about a minute); the marginal method's run is
+    Each run compiles and samples a model; the marginal method's run is
     marked slow.
     """
     rng = np.random.default_rng(7)

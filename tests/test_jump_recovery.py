@@ -1,8 +1,8 @@
-"""Recovery of the jump location of Section 4.1 on synthetic data (issue 4, item 2).
+"""Recovery of the jump location of Section 4.1 on synthetic data.
 
-The CI test fits one noise seed at N = 81 with the relaxation (about 5 s of NUTS); the slow
+The CI test fits one noise seed at N = 81 with the relaxation; the slow
 test runs the study of ``benchmarks/jump_recovery.py`` (10 seeds, N = 27 exact marginalisation
-and N = 81 relaxation) and asserts the issue's criteria: the 94 % interval covers 0.5 in at
+and N = 81 relaxation) and asserts the study's criteria: the 94 % interval covers 0.5 in at
 least 9 of 10 seeds, r̂ <= 1.01 and no divergences.
 """
 

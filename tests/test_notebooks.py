@@ -22,7 +22,7 @@ PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 
 #: Draws in CI: enough for r̂, ESS and the plots to be computed, few enough to be quick.
 CI_DRAWS = "100"
-#: Per-cell timeout (s); a whole notebook takes about a minute on two busy cores.
+#: Per-cell timeout (s): generous, a whole notebook is much quicker.
 CELL_TIMEOUT = 600
 
 

@@ -138,7 +138,7 @@ def test_unknown_method_is_an_error():
 
 @pytest.mark.slow
 def test_reproduction_check_20_seeds_map():
-    """Issue 3: VSK better in ≥ 18 of 20 seeds at N = 81; median RMSE ratio within ±0.15."""
+    """The reproduction check: VSK better in ≥ 18 of 20 seeds at N = 81, median ratio ±0.15."""
     for n in (27, 81):
         study = tables2_3.compute(n, seeds=20)
         print(tables2_3.format_table(study))
