@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pymc as pm
 
 from pymc_vsk import plotting, targets
@@ -273,7 +274,10 @@ def format_table(study: Study) -> str:
         "extrema": f"Local extrema of the mean (target: {target})",
         "tv_ratio": "Total variation / target's",
     }
-    head = f"{'metric (median over seeds)':<44}" + "".join(f"{TITLES[m]:>17}" for m in MODELS)
+    table = pd.DataFrame(
+        {TITLES[m]: [study.median(m, key) for key in rows] for m in MODELS},
+        index=list(rows.values()),
+    ).rename_axis(columns="metric (median over seeds)")
     p = study.vsk_point
     lines = [
         f"Figure 13: f(x) = exp(x) − cos(2πx) on [−1, 1], N = {N_NODES} Chebyshev nodes, noise "
@@ -281,12 +285,8 @@ def format_table(study: Study) -> str:
         f"Gibbs/Paciorek: ℓ(x) = ℓ / sqrt(1 + f'(x)²) with the VSK's fit (seed 0: ℓ = "
         f"{p['ls']:.4g}, σ_f = {p['sigma_f']:.4g}, σ_n = {p['sigma_n']:.4g}, mean = "
         f"{p['mean']:.4g})",
-        head,
-        "-" * len(head),
+        harness.text_table(table, ".4g", index=True),
     ]
-    for key, label in rows.items():
-        cells = "".join(f"{study.median(m, key):>17.4g}" for m in MODELS)
-        lines.append(f"{label:<44}{cells}")
     near = np.abs(study.grid[:, 0] - CENTRE) <= 0.05
     gap = np.abs(study.basis["vsk"] - study.basis["gibbs"])
     lines.append(

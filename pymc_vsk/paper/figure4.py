@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from pymc_vsk import plotting, targets
 from pymc_vsk.blas import blas_threads
@@ -204,18 +205,16 @@ def format_summary(sweep: Sweep) -> str:
     ns = sweep.n_nodes
     k = len(sweep.seeds)
     picks = sorted({0, len(ns) // 4, len(ns) // 2, len(ns) - 1})
-    head = f"{'N':>5}" + "".join(f"{m + ' ' + c:>22}" for c in ("rmse", "max_std") for m in MODELS)
+    table = pd.DataFrame(
+        {"N": ns[picks]}
+        | {f"{m} {c}": sweep.median(m, c)[picks] for c in ("rmse", "max_std") for m in MODELS}
+    )
     lines = [
         f"Figure 4: N = {ns[0]}, {ns[0] + N_STEP}, …, {ns[-1]} Halton nodes, Matérn C4, "
         f"noise std {NOISE_STD}, MLE ({N_STARTS} default starts + the previous N's optimum), "
         f"{k} noise seed(s); medians over seeds",
-        head,
+        harness.text_table(table, {c: ".3e" for c in table.columns[1:]}),
     ]
-    for i in picks:
-        cells = "".join(
-            f"{sweep.median(m, c)[i]:>22.3e}" for c in ("rmse", "max_std") for m in MODELS
-        )
-        lines.append(f"{ns[i]:>5}{cells}")
     for column in ("rmse", "max_error"):
         lines.append(
             f"log-log slope of median {column} against N: stationary "

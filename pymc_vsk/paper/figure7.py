@@ -97,7 +97,7 @@ from pymc_vsk.blas import blas_threads
 from pymc_vsk.fitting import compiled_objective, default_starts, fit_map
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model
-from pymc_vsk.paper.harness import add_out_option, save_figures, write_csv
+from pymc_vsk.paper.harness import add_out_option, save_figures, text_table, write_csv
 from pymc_vsk.paper.numbers import FIGURE8_K, WEIERSTRASS
 from pymc_vsk.prediction import Prediction, predict
 from pymc_vsk.scaling import FromFunction
@@ -498,17 +498,16 @@ def format_summary(sweep: Sweep) -> str:
     -------
     str
     """
-    head = f"{'K_VSK':>10}" + "".join(f"{c:>11}" for c in (*METRICS, "ls", "sigma_f", "sigma_n"))
-    lines = [describe(sweep), head]
-
-    def row(label: str, values: dict[str, float]) -> str:
-        cells = "".join(f"{values[c]:>11.3e}" for c in METRICS)
-        cells += "".join(f"{values[c]:>11.3g}" for c in ("ls", "sigma_f", "sigma_n"))
-        return f"{label:>10}{cells}"
-
-    lines.append(row("stationary", sweep.stationary))
-    for i, k in enumerate(sweep.k_values):
-        lines.append(row(str(k), {c: sweep.vsk[c][i] for c in COLUMNS}))
+    shown = (*METRICS, "ls", "sigma_f", "sigma_n")
+    table = pd.DataFrame(
+        [
+            sweep.stationary,
+            *({c: sweep.vsk[c][i] for c in COLUMNS} for i in range(len(sweep.k_values))),
+        ],
+        index=["stationary", *map(str, sweep.k_values)],
+    )[list(shown)].rename_axis(columns="K_VSK")
+    formats = dict.fromkeys(METRICS, ".3e") | dict.fromkeys(("ls", "sigma_f", "sigma_n"), ".3g")
+    lines = [describe(sweep), text_table(table, formats, index=True)]
     ratio = sweep.ratio()
     lines.append(
         "RMSE ratio VSK/stationary: "

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 
 from pymc_vsk import plotting, targets
@@ -399,26 +400,27 @@ def format_summary(study: CornerStudy) -> str:
     """
     ns, k = study.n_nodes, len(study.seeds)
     lines = [describe_setup(k), ""]
-    head = f"{'N':>5} {'corner':>7} {'model':>11}" + "".join(
-        f"{c:>11}" for c in ("ls", "sigma_n", "rmse", "max_error", "mean_std", "mean_std_f")
+    columns = ("ls", "sigma_n", "rmse", "max_error", "mean_std", "mean_std_f")
+    examples = pd.DataFrame(
+        [
+            {
+                "N": n,
+                "corner": "node" if corner_is_node(targets.uniform_nodes(n)) else "no node",
+                "model": model,
+                **{c: study.figure_median(model, c)[i] for c in columns},
+            }
+            for i, n in enumerate(study.figure_nodes)
+            for model in MODELS
+        ]
     )
-    lines += ["Figures 10–12 (medians over seeds):", head]
-    for i, n in enumerate(study.figure_nodes):
-        sampled = "node" if corner_is_node(targets.uniform_nodes(n)) else "no node"
-        for model in MODELS:
-            cells = "".join(
-                f"{study.figure_median(model, c)[i]:>11.3e}"
-                for c in ("ls", "sigma_n", "rmse", "max_error", "mean_std", "mean_std_f")
-            )
-            lines.append(f"{n:>5} {sampled:>7} {model:>11}{cells}")
+    lines += ["Figures 10–12 (medians over seeds):", harness.text_table(examples, ".3e")]
     picks = sorted({0, 1, 2, 4, len(ns) // 4, len(ns) // 2, len(ns) - 1} & set(range(len(ns))))
     cols = ("rmse", "mean_std", "mean_std_f")
-    head = f"{'N':>5}" + "".join(f"{m[:4] + ' ' + c:>17}" for c in cols for m in MODELS)
+    sweep = pd.DataFrame(
+        {"N": ns[picks]} | {f"{m[:4]} {c}": study.median(m, c)[picks] for c in cols for m in MODELS}
+    )
     lines += ["", f"Figure 9: N = {ns[0]}, {ns[0] + N_STEP}, …, {ns[-1]} (medians over seeds):"]
-    lines.append(head)
-    for i in picks:
-        cells = "".join(f"{study.median(m, c)[i]:>17.3e}" for c in cols for m in MODELS)
-        lines.append(f"{ns[i]:>5}{cells}")
+    lines.append(harness.text_table(sweep, {c: ".3e" for c in sweep.columns[1:]}))
     ratio = study.median("vsk", "rmse") / study.median("stationary", "rmse")
     lines.append(
         f"RMSE ratio VSK/stationary (medians): {ratio.min():.2f}–{ratio.max():.2f} over N, "

@@ -49,6 +49,7 @@ __all__ = [
     "save_figures",
     "seed_list",
     "sweep_frame",
+    "text_table",
     "write_csv",
 ]
 
@@ -386,6 +387,29 @@ def write_csv(frame: pd.DataFrame, path: Path, value_columns: Sequence[str]) -> 
         ]
     out.to_csv(path, index=False)
     return path
+
+
+def text_table(
+    frame: pd.DataFrame, formats: str | Mapping[str, str], *, index: bool = False
+) -> str:
+    """A DataFrame as a printed table (``DataFrame.to_string``), numbers formatted per column.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    formats : str or dict
+        A format spec for every numeric column (e.g. ``".3e"``), or column -> spec; columns
+        without one are printed as they are.
+    index : bool, default False
+        Print the index (e.g. row labels) as the first column.
+
+    Returns
+    -------
+    str
+    """
+    specs = formats if isinstance(formats, Mapping) else dict.fromkeys(frame.columns, formats)
+    formatters = {c: (lambda v, f=f: format(v, f)) for c, f in specs.items() if c in frame}
+    return frame.to_string(index=index, formatters=formatters)
 
 
 def save_figures(figures: Mapping[str, Figure], out: Path, dpi: int = 120) -> list[Path]:
