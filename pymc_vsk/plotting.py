@@ -71,7 +71,7 @@ def covariance_matrices(
     matrices : dict of model name -> array, shape (N, N)
         One colour scale for all.
     titles : dict of model name -> str, optional
-        Panel titles (default: the model names).
+        Image titles, by model (default: the model names).
 
     Returns
     -------

@@ -305,6 +305,7 @@ def save_figures(study: Study, out: Path) -> list[Path]:
     Parameters
     ----------
     study : Study
+        The study of Figures 13–14.
     out : Path
         Directory for the figure13 files, created if needed.
 

@@ -240,6 +240,7 @@ def save(sweep: Sweep, out: Path) -> list[Path]:
     Parameters
     ----------
     sweep : Sweep
+        The sweep of Figure 4.
     out : Path
         Directory for the figure4 files, created if needed.
 

@@ -541,6 +541,7 @@ def save(sweep: Sweep, out: Path) -> list[Path]:
     Parameters
     ----------
     sweep : Sweep
+        The sweep of Figures 7–8.
     out : Path
         Directory for the figure7 files, created if needed.
 

@@ -489,6 +489,7 @@ def save(study: CornerStudy, out: Path) -> list[Path]:
     Parameters
     ----------
     study : CornerStudy
+        The study of Figures 9–12.
     out : Path
         Directory for the figure9 files, created if needed.
 

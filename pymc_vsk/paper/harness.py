@@ -176,9 +176,10 @@ class Fitter(Protocol):
         Parameters
         ----------
         X : array, shape (N, d)
+            The nodes of this data set.
         y : array, shape (N,)
+            Its observations.
         grid : array, shape (M, d)
-            Where to predict.
         seed : int
 
         Returns

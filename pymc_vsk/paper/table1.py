@@ -164,6 +164,7 @@ def save_plots(result: Table1Result, out: Path) -> list[Path]:
     Parameters
     ----------
     result : Table1Result
+        The result of Table 1.
     out : Path
         Directory for the table1 files, created if needed.
 

@@ -515,6 +515,7 @@ def save_plot(study: Study, out: Path, name: str) -> Path:
     Parameters
     ----------
     study : Study
+        The study of Table 2 or 3.
     out : Path
         Directory for the table2|table3 files, created if needed.
     name : str
