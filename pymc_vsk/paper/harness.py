@@ -399,7 +399,7 @@ def text_table(
     ----------
     frame : pandas.DataFrame
     formats : str or dict
-        A format spec for every numeric column (e.g. ``".3e"``), or column -> spec; columns
+        A format spec for every float column (e.g. ``".3e"``), or column -> spec; columns
         without one are printed as they are.
     index : bool, default False
         Print the index (e.g. row labels) as the first column.
@@ -408,7 +408,8 @@ def text_table(
     -------
     str
     """
-    specs = formats if isinstance(formats, Mapping) else dict.fromkeys(frame.columns, formats)
+    floats = frame.select_dtypes("floating").columns
+    specs = formats if isinstance(formats, Mapping) else dict.fromkeys(floats, formats)
     formatters = {c: (lambda v, f=f: format(v, f)) for c, f in specs.items() if c in frame}
     return frame.to_string(index=index, formatters=formatters)
 
