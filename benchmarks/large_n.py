@@ -40,9 +40,14 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pymc as pm
+
+    from pymc_vsk.hsgp import CollapsedLiftedHSGP
 
 #: Node counts of the full run.
 NODES = (2000, 5000, 10000, 20000)
@@ -107,7 +112,7 @@ def _base_kernel(ls: Any) -> Any:
     return pm.gp.cov.ExpQuad(2, ls=pt.stack([ls, pt.as_tensor_variable(LS_PSI)]))
 
 
-def hsgp_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
+def hsgp_model(X: np.ndarray, y: np.ndarray) -> tuple[pm.Model, CollapsedLiftedHSGP]:
     """The collapsed HSGP VSK model; returns the model and the GP.
 
     Parameters
@@ -132,7 +137,7 @@ def hsgp_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
     return model, gp
 
 
-def vfe_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
+def vfe_model(X: np.ndarray, y: np.ndarray) -> tuple[pm.Model, pm.gp.MarginalApprox]:
     """``pm.gp.MarginalApprox`` (VFE) with the VSK and jump-aware inducing inputs.
 
     Parameters
@@ -161,7 +166,7 @@ def vfe_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
     return model, gp
 
 
-def dense_model(X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
+def dense_model(X: np.ndarray, y: np.ndarray) -> tuple[pm.Model, pm.gp.Marginal]:
     """The exact VSK model (``build_model`` with the same kernel and priors).
 
     Parameters
@@ -348,7 +353,7 @@ def slope(ns: Sequence[int], seconds: Sequence[float]) -> float:
     return float(np.polyfit(np.log(ns), np.log(seconds), 1)[0])
 
 
-def study(nodes: Sequence[int], nuts: dict[str, int], dense_n: int | None) -> dict[str, Any]:
+def study(nodes: Sequence[int], nuts: dict[str, int], dense_n: int | None) -> dict[str, object]:
     """Run every method at every N (and the dense reference at ``dense_n``).
 
     Parameters

@@ -46,9 +46,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pymc as pm
+
+    from pymc_vsk.scaling import ScalingFunction
 
 #: Node counts of the logp + gradient comparison.
 LOGP_NODES = (81, 400, 800)
@@ -99,9 +104,9 @@ class Figure:
 class Report:
     """All figures, raw timings and the machine description of one run."""
 
-    machine: dict[str, Any]
+    machine: dict[str, object]
     figures: list[Figure] = field(default_factory=list)
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, object] = field(default_factory=dict)
 
     def add(self, *figures: Figure) -> None:
         """Record figures and print their rows.
@@ -155,7 +160,7 @@ def _json_default(value: Any) -> Any:
 
 
 # -- machine ----------------------------------------------------------------------------------
-def machine_description() -> dict[str, Any]:
+def machine_description() -> dict[str, object]:
     """CPU model, cores, load average, Python and library versions, BLAS."""
     cpu = platform.processor() or platform.machine()
     try:
@@ -195,7 +200,7 @@ def machine_description() -> dict[str, Any]:
     }
 
 
-def format_machine(m: Mapping[str, Any]) -> str:
+def format_machine(m: Mapping[str, object]) -> str:
     """The machine and versions, as printed above the figures.
 
     Parameters
@@ -238,13 +243,13 @@ class Timings:
         """Median CPU time per call of each function, in milliseconds."""
         return {k: 1e3 * float(np.median(v)) for k, v in self.cpu.items()}
 
-    def raw(self) -> dict[str, Any]:
+    def raw(self) -> dict[str, dict[str, list[float]]]:
         """Every timing (CPU and wall seconds per call), JSON-ready."""
         return {"cpu_seconds": self.cpu, "wall_seconds": self.wall}
 
 
 def interleaved(
-    fns: Mapping[str, Callable[[], Any]], repeats: int, min_seconds: float = 0.05
+    fns: Mapping[str, Callable[[], object]], repeats: int, min_seconds: float = 0.05
 ) -> Timings:
     """Per-call seconds of each function over ``repeats`` interleaved rounds.
 
@@ -312,7 +317,9 @@ def jump_data(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, targets.jump(X) + NOISE_STD * np.random.default_rng(seed).standard_normal(n)
 
 
-def pymc_marginal_model(X: np.ndarray, y: np.ndarray, psi: Any = None, mean: bool = True):
+def pymc_marginal_model(
+    X: np.ndarray, y: np.ndarray, psi: ScalingFunction | None = None, mean: bool = True
+) -> tuple[pm.Model, pm.gp.Marginal]:
     """PyMC's own ``pm.gp.Marginal`` with flat priors: Matérn 5/2 on x, or the VSK with ψ.
 
     Parameters
@@ -572,7 +579,7 @@ def bench_floor(report: Report, n: int, repeats: int) -> None:
 
 
 # -- 3. MAP against scikit-learn --------------------------------------------------------------
-def sklearn_fit(Z: np.ndarray, y: np.ndarray, starts: Sequence[Mapping[str, Any]]) -> float:
+def sklearn_fit(Z: np.ndarray, y: np.ndarray, starts: Sequence[Mapping[str, float]]) -> float:
     """Best log marginal likelihood of scikit-learn's GPR over the starts (tight L-BFGS-B).
 
     Parameters

@@ -17,6 +17,9 @@ cycles). The checker is tested on synthetic trees that break each rule.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -253,3 +256,20 @@ def test_checker_ignores_type_checking_imports_for_cycles_not_for_floors(tmp_pat
     upward = guarded.replace("from pymc_vsk import core", "from pymc_vsk.paper import table1")
     found = violations(write_tree(tmp_path / "b", {**CLEAN, "pymc_vsk/core.py": upward}))
     assert len(found) == 1 and "imports paper" in found[0]
+
+
+# -- the studies run as scripts -----------------------------------------------------------------
+@pytest.mark.parametrize("script", ["sbc.py", "jump_recovery.py", "run.py", "large_n.py"])
+def test_benchmark_scripts_run_as_scripts_from_anywhere(script, tmp_path):
+    """``python benchmarks/sbc.py`` imports ``benchmarks.calibration`` whatever the directory."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "usage:" in done.stdout
