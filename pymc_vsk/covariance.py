@@ -202,7 +202,8 @@ class VSK(_Lifted):
         active_dims: Sequence[int] | None = None,
     ) -> None:
         _check_base(cov_func)
-        psi_q = as_scaling_function(psi, q=q).q
+        psi = as_scaling_function(psi, q=q)  # once: the base class keeps this object
+        psi_q = psi.q
         d = cov_func.input_dim - psi_q
         if d < 1:
             raise ValueError(

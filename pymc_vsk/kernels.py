@@ -40,10 +40,12 @@ def is_radial(cls: type) -> bool:
     Parameters
     ----------
     cls : type
+        Any class.
 
     Returns
     -------
     bool
+        True for ExpQuad, the Matérn kernels, Exponential, RatQuad and radial subclasses.
     """
     return (
         isinstance(cls, type)

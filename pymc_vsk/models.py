@@ -204,7 +204,8 @@ def build_model(
     check_mean(mean)
     X_np, y_np = check_data(X, y, sigma_n=overrides.get("sigma_n"))
     specs = resolve_priors(priors, X_np, y_np, overrides)
-    q = 0 if psi is None else as_scaling_function(psi).q
+    psi = None if psi is None else as_scaling_function(psi)  # once per model
+    q = 0 if psi is None else psi.q
 
     model = pm.Model.get_context(error_if_none=False)
     context = model if model is not None else pm.Model()

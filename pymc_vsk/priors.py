@@ -211,10 +211,12 @@ def is_dist(spec: object) -> bool:
     Parameters
     ----------
     spec : object
+        A prior specification.
 
     Returns
     -------
     bool
+        False for a variable already registered in the model in context.
     """
     if not isinstance(spec, pt.TensorVariable) or spec.owner is None:
         return False
