@@ -26,7 +26,7 @@ from pytensor.tensor.variable import TensorVariable
 from pymc_vsk.lifting import lift
 from pymc_vsk.likelihood import log_det_cholesky
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
-from pymc_vsk.validation import check_inputs
+from pymc_vsk.validation import as_numeric, check_inputs
 
 __all__ = ["CollapsedLiftedHSGP", "LiftedHSGP"]
 
@@ -87,7 +87,8 @@ class LiftedHSGP(pm.gp.HSGP):
         ndarray (numeric ``X``) or TensorVariable, shape (n, d + q)
         """
         check_inputs(X, self.d, owner="LiftedHSGP")
-        return lift(X, self.psi)
+        value = as_numeric(X)  # data containers and constants are lifted numerically
+        return lift(X if value is None else value, self.psi)
 
     def prior_linearized(
         self, X: npt.ArrayLike | pt.TensorLike

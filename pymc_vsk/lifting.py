@@ -18,11 +18,11 @@ import numpy as np
 import numpy.typing as npt
 import pymc as pm
 import pytensor.tensor as pt
+from pytensor.graph import Variable
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.kernels import needs_only_squared_distance
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
-from pymc_vsk.validation import as_numeric
 
 __all__ = ["kernel_from_sq_dist", "lift", "lifted_columns", "psi_columns", "scaled_sq_dist"]
 
@@ -66,8 +66,8 @@ def lift(
     Parameters
     ----------
     X : array or tensor, shape (n, d)
-        Inputs. A numeric ``X`` (array, constant, shared variable) with a fixed ψ gives a
-        numpy array; anything else gives a tensor.
+        Inputs. An array with a fixed ψ gives a numpy array; a tensor, or a ψ with random
+        parameters, gives a tensor.
     psi : ScalingFunction or callable
         The scaling function (a callable becomes :class:`~pymc_vsk.scaling.FromFunction`).
 
@@ -76,9 +76,8 @@ def lift(
     ndarray or TensorVariable, shape (n, d + q)
     """
     psi = as_scaling_function(psi)
-    value = as_numeric(X)
-    if value is not None and not psi.is_random:
-        value = np.asarray(value, dtype=float)
+    if not isinstance(X, Variable) and not psi.is_random:
+        value = np.asarray(X, dtype=float)
         return np.hstack([value, psi.numpy(value).reshape(len(value), -1)])
     X = pt.as_tensor_variable(X)
     return pt.concatenate([X, psi_columns(psi, X)], axis=1)
