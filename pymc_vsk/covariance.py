@@ -15,13 +15,17 @@ by σ_f² as any PyMC kernel: ``sigma_f**2 * VSK(...)`` is eq. (15) without the 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pymc as pm
 import pytensor.tensor as pt
 from pytensor.graph import Variable
 
+from pymc_vsk.kernels import base_kernels, is_radial
+from pymc_vsk.lifting import kernel_from_sq_dist, lift, lifted_columns, scaled_sq_dist
 from pymc_vsk.memory import check_dense
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
 from pymc_vsk.validation import as_numeric, check_finite, check_inputs
@@ -30,22 +34,16 @@ __all__ = ["VSK", "LinearVSK", "kernel_from_sq_dist"]
 
 Stationary = pm.gp.cov.Stationary
 
-#: Added to squared distances before the square root (see :func:`kernel_from_sq_dist`).
-_TINY = 1e-300
-
-#: Base kernels whose ``full_from_distance`` only needs the squared distance.
-_SQUARED_DISTANCE_KERNELS = (pm.gp.cov.ExpQuad, pm.gp.cov.RatQuad)
-
 
 class _Lifted(pm.gp.cov.Covariance):
     """Shared machinery: checks, the active-dimension slice and the lifting x ↦ [x, ψ(x)]."""
 
     def __init__(
         self,
-        psi: Any,
+        psi: ScalingFunction | Callable,
         d: int,
         input_dim: int | None,
-        active_dims: Any,
+        active_dims: Sequence[int] | None,
         q: int | None,
     ) -> None:
         self.psi: ScalingFunction = as_scaling_function(psi, q=q)
@@ -92,27 +90,64 @@ class _Lifted(pm.gp.cov.Covariance):
             )
         check_finite(out, f"ψ({name})", "make ψ finite on every input (check logs, divisions).")
 
-    def lift(self, X: Any, name: str = "X") -> Variable:
-        r"""Lifted inputs :math:`\Psi(X) = [X, \psi(X)]`, shape ``(n, d + q)`` (eq. 13)."""
-        return pt.concatenate(self._lifted_parts(X, name), axis=1)
+    def lift(self, X: npt.ArrayLike | pt.TensorLike, name: str = "X") -> Variable:
+        r"""Lifted inputs :math:`\Psi(X) = [X, \psi(X)]`, shape ``(n, d + q)`` (eq. 13).
 
-    def _lifted_parts(self, X: Any, name: str) -> tuple[Variable, Variable]:
-        """``X``'s active columns (n, d) and ψ(X) (n, q): the two blocks of :meth:`lift`."""
+        Parameters
+        ----------
+        X : array or tensor, shape (n, input_dim)
+        name : str, default "X"
+            How to call ``X`` in messages.
+
+        Returns
+        -------
+        TensorVariable, shape (n, d + q)
+        """
         Xa = self._select(X, name)
         self._check_psi(X, name)
-        out = pt.as_tensor_variable(self.psi(Xa))
-        if out.ndim == 1:
-            out = out[:, None]
-        if out.ndim != 2:
-            raise ValueError(
-                f"ψ = {self.psi!r} returned a {out.ndim}-D tensor; it must return (n,) or (n, q)."
-            )
-        return Xa, pt.cast(out, Xa.dtype)
+        return pt.as_tensor_variable(lift(Xa, self.psi))
+
+    def full(
+        self, X: npt.ArrayLike | pt.TensorLike, Xs: npt.ArrayLike | pt.TensorLike | None = None
+    ) -> Variable:
+        """Covariance matrix k(X, Xs) (``Xs=None``: k(X, X)).
+
+        Parameters
+        ----------
+        X : array or tensor, shape (n, input_dim)
+        Xs : array or tensor, shape (m, input_dim), optional
+
+        Returns
+        -------
+        TensorVariable, shape (n, m)
+        """
+        _check_size(self, X, Xs)
+        return self._full(X, Xs)
+
+    def diag(self, X: npt.ArrayLike | pt.TensorLike) -> Variable:
+        """Diagonal k(x_i, x_i).
+
+        Parameters
+        ----------
+        X : array or tensor, shape (n, input_dim)
+
+        Returns
+        -------
+        TensorVariable, shape (n,)
+        """
+        return self._diag(X)
+
+    def _full(self, X: pt.TensorLike, Xs: pt.TensorLike | None) -> Variable:
+        raise NotImplementedError
+
+    def _diag(self, X: pt.TensorLike) -> Variable:
+        raise NotImplementedError
 
     def _lifted_columns(self, X: Any, name: str) -> list[Variable]:
         """The d + q lifted coordinates as vectors, without building the (n, d + q) matrix."""
-        Xa, P = self._lifted_parts(X, name)
-        return [Xa[:, j] for j in range(self.d)] + [P[:, k] for k in range(self.q)]
+        Xa = self._select(X, name)
+        self._check_psi(X, name)
+        return lifted_columns(Xa, self.psi, self.d)
 
 
 class VSK(_Lifted):
@@ -160,14 +195,15 @@ class VSK(_Lifted):
     def __init__(
         self,
         cov_func: Stationary,
-        psi: Any,
+        psi: ScalingFunction | Callable,
         *,
         q: int | None = None,
         input_dim: int | None = None,
-        active_dims: Any = None,
+        active_dims: Sequence[int] | None = None,
     ) -> None:
         _check_base(cov_func)
-        psi_q = as_scaling_function(psi, q=q).q
+        psi = as_scaling_function(psi, q=q)  # once: the base class keeps this object
+        psi_q = psi.q
         d = cov_func.input_dim - psi_q
         if d < 1:
             raise ValueError(
@@ -194,50 +230,54 @@ class VSK(_Lifted):
     def lifted_sq_dist(self, Z: Variable, Zs: Variable | None = None) -> Variable:
         r"""Squared scaled distance ‖(Ψ(x) − Ψ(x'))/ℓ‖² between lifted inputs, from differences.
 
-        With one length scale the unscaled squared distance is divided by ℓ² once; with one ℓ
-        per coordinate each squared difference is multiplied by 1/ℓ_j². Both keep the n × m
-        work (and the gradient in ℓ) to a few operations per entry: the VSK then costs within
-        a few per cent of PyMC's stationary kernel in a log density with its gradient.
+        Parameters
+        ----------
+        Z : TensorVariable, shape (n, d + q)
+            Lifted inputs (:meth:`lift`).
+        Zs : TensorVariable, shape (m, d + q), optional
+            Second set of lifted inputs (default ``Z``).
+
+        Returns
+        -------
+        TensorVariable, shape (n, m)
+
+        See Also
+        --------
+        pymc_vsk.lifting.scaled_sq_dist
         """
         width = self.cov_func.input_dim
         columns = [Z[:, j] for j in range(width)]
-        return self._sq_dist(columns, None if Zs is None else [Zs[:, j] for j in range(width)])
+        columns_s = None if Zs is None else [Zs[:, j] for j in range(width)]
+        return scaled_sq_dist(self.cov_func, columns, columns_s)
 
-    def _sq_dist(self, columns: list[Variable], columns_s: list[Variable] | None) -> Variable:
-        """:meth:`lifted_sq_dist` from the lifted coordinates given as vectors."""
-        base = self.cov_func
-        ls = pt.as_tensor_variable(base.ls)
-        columns_s = columns if columns_s is None else columns_s
-        isotropic = ls.ndim == 0 or ls.type.shape[0] == 1
-        inv_ls2 = 1.0 / pt.square(ls.reshape(()) if isotropic else ls)
-        r2 = 0.0
-        for j, col in enumerate(base.active_dims):
-            sq = pt.square(columns[col][:, None] - columns_s[col][None, :])
-            r2 = r2 + (sq if isotropic else sq * inv_ls2[j])
-        return r2 * inv_ls2 if isotropic else r2
-
-    def _from_sq_dist(self, r2: Variable) -> Variable:
-        return kernel_from_sq_dist(self.cov_func, r2)
-
-    def full(self, X: Any, Xs: Any = None) -> Variable:
-        """Covariance matrix k(X, Xs) (``Xs=None``: k(X, X)), shape (n, m)."""
-        _check_size(self, X, Xs)
+    def _full(self, X: pt.TensorLike, Xs: pt.TensorLike | None) -> Variable:
         columns = self._lifted_columns(X, "X")
         columns_s = None if Xs is None else self._lifted_columns(Xs, "Xs")
-        return self._from_sq_dist(self._sq_dist(columns, columns_s))
+        return kernel_from_sq_dist(self.cov_func, scaled_sq_dist(self.cov_func, columns, columns_s))
 
-    def power_spectral_density(self, omega: Any) -> Variable:
-        """Not defined on x: a VSK is stationary only on the lifted inputs [x, ψ(x)]."""
+    def power_spectral_density(self, omega: pt.TensorLike) -> Variable:
+        """Not defined on x: a VSK is stationary only on the lifted inputs [x, ψ(x)].
+
+        Parameters
+        ----------
+        omega : tensor-like
+            Frequencies.
+
+        Raises
+        ------
+        NotImplementedError
+            Always; use :class:`pymc_vsk.hsgp.LiftedHSGP` for a fixed ψ.
+        """
         raise NotImplementedError(
             "A VSK is stationary on the lifted inputs [x, ψ(x)], not on x, so pm.gp.HSGP cannot "
             "take it directly. Use pymc_vsk.hsgp.LiftedHSGP(m, psi, cov_func=base_kernel) for "
             "a fixed ψ."
         )
 
-    def diag(self, X: Any) -> Variable:
-        """Diagonal k(x_i, x_i) = k_base(0), shape (n,); ψ does not enter."""
+    def _diag(self, X: pt.TensorLike) -> Variable:
+        """k(x_i, x_i) = k_base(0): ψ does not enter."""
         Xa = self._select(X, "X")
-        return self._from_sq_dist(pt.zeros((Xa.shape[0],), dtype=Xa.dtype))
+        return kernel_from_sq_dist(self.cov_func, pt.zeros((Xa.shape[0],), dtype=Xa.dtype))
 
 
 class LinearVSK(_Lifted):
@@ -257,7 +297,12 @@ class LinearVSK(_Lifted):
     """
 
     def __init__(
-        self, input_dim: int, psi: Any, *, q: int | None = None, active_dims: Any = None
+        self,
+        input_dim: int,
+        psi: ScalingFunction | Callable,
+        *,
+        q: int | None = None,
+        active_dims: Sequence[int] | None = None,
     ) -> None:
         d = int(input_dim) if active_dims is None else len(np.atleast_1d(active_dims))
         super().__init__(psi, d, input_dim, active_dims, q)
@@ -265,15 +310,14 @@ class LinearVSK(_Lifted):
     def __repr__(self) -> str:
         return f"LinearVSK(input_dim={self.input_dim}, {self.psi!r})"
 
-    def full(self, X: Any, Xs: Any = None) -> Variable:
-        """Gram matrix Ψ(X) Ψ(Xs)ᵀ, shape (n, m)."""
-        _check_size(self, X, Xs)
+    def _full(self, X: pt.TensorLike, Xs: pt.TensorLike | None) -> Variable:
+        """Gram matrix Ψ(X) Ψ(Xs)ᵀ."""
         Z = self.lift(X, "X")
         Zs = Z if Xs is None else self.lift(Xs, "Xs")
         return pt.dot(Z, Zs.T)
 
-    def diag(self, X: Any) -> Variable:
-        """‖Ψ(x_i)‖², shape (n,)."""
+    def _diag(self, X: pt.TensorLike) -> Variable:
+        """‖Ψ(x_i)‖²."""
         return pt.sum(pt.square(self.lift(X, "X")), axis=1)
 
 
@@ -284,41 +328,26 @@ def _check_size(cov: pm.gp.cov.Covariance, X: Any, Xs: Any) -> None:
         check_dense(len(sizes[0]), len(sizes[1]), repr(cov))
 
 
-def kernel_from_sq_dist(cov_func: Stationary, r2: Variable) -> Variable:
-    """φ(r) of a radial base kernel from squared scaled distances ``r2`` of any shape.
-
-    Kernels that only need r² get it directly; the others get r = sqrt(r² + 10⁻³⁰⁰) instead
-    of PyMC's sqrt(r² + 1e-12). At r² = 0 that r is 10⁻¹⁵⁰, so φ(r) rounds to φ(0) exactly and
-    the derivative of sqrt stays finite (5·10¹⁴⁹), multiplying a zero derivative of r² in the
-    parameters: the gradient there is exactly zero, as it should be. Elsewhere the shift is
-    below rounding. (Two ``switch``es on r² > 0 do the same, at about 10 % more time per
-    matrix entry.)
-    """
-    if isinstance(cov_func, _SQUARED_DISTANCE_KERNELS):
-        return cov_func.full_from_distance(r2, squared=True)
-    return cov_func.full_from_distance(pt.sqrt(r2 + _TINY), squared=False)
-
-
 def _check_base(cov_func: Any) -> None:
     name = type(cov_func).__name__
+    if isinstance(cov_func, Stationary) and is_radial(type(cov_func)):
+        return
+    radial = ", ".join(cls.__name__ for cls in base_kernels().values())
     if not isinstance(cov_func, Stationary):
         raise TypeError(
-            f"VSK needs a stationary base kernel (a pm.gp.cov.Stationary such as ExpQuad, "
-            f"Matern12, Matern32, Matern52, Exponential or RatQuad); got {name}, which is not "
-            "stationary. A VSK makes a stationary kernel non-stationary through ψ; for a linear "
-            "kernel use pymc_vsk.LinearVSK."
-        )
-    if isinstance(cov_func, pm.gp.cov.Cosine):
-        raise TypeError(
-            "Cosine is not positive definite in d + q >= 2 dimensions, so it cannot be a VSK "
-            "base kernel; use ExpQuad, a Matérn kernel or RatQuad."
+            f"VSK needs a stationary base kernel (a pm.gp.cov.Stationary such as {radial}); "
+            f"got {name}, which is not stationary. A VSK makes a stationary kernel "
+            "non-stationary through ψ; for a linear kernel use pymc_vsk.LinearVSK."
         )
     if type(cov_func).full is not Stationary.full:
         raise TypeError(
             f"{name} computes its own distance in full() (e.g. Periodic), so a VSK cannot "
-            "evaluate it on lifted inputs. Use a radial kernel: ExpQuad, Matern12/32/52, "
-            "Exponential or RatQuad."
+            f"evaluate it on lifted inputs. Use a radial kernel: {radial}."
         )
+    raise TypeError(
+        f"{name} is not positive definite in d + q >= 2 dimensions, so it cannot be a VSK "
+        f"base kernel; use one of {radial}."
+    )
 
 
 def _check_ls(cov_func: Stationary) -> None:

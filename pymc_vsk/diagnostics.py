@@ -1,20 +1,20 @@
 """NUTS diagnostics on arviz: r̂, bulk and tail ESS, divergences, and chains in different modes.
 
-The VSK likelihood can be bimodal (NOTES.md), and NUTS chains started apart can settle in
-different modes. r̂ flags that only as "not converged"; :func:`diagnose` also says which
-chains sit where, by comparing each chain's central 80 % interval of every scalar parameter:
-two chains whose intervals do not overlap sample different modes.
+The VSK likelihood can be bimodal (see :mod:`pymc_vsk.fitting`), and NUTS chains started
+apart can settle in different modes. r̂ flags that only as "not converged"; :func:`diagnose`
+also says which chains sit where, by comparing each chain's central 80 % interval of every
+scalar parameter: two chains whose intervals do not overlap sample different modes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import arviz as az
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from pymc_vsk.draws import posterior
 
@@ -57,11 +57,24 @@ class Diagnostics:
 
 
 def chains_in_different_modes(
-    idata: Any, var_names: Sequence[str] | None = None, prob: float = 0.8
+    idata: xr.DataTree, var_names: Sequence[str] | None = None, prob: float = 0.8
 ) -> list[str]:
     """Messages for parameters whose chains' central ``prob`` intervals do not overlap.
 
     Positive parameters are compared on the log scale. Only scalar parameters are checked.
+
+    Parameters
+    ----------
+    idata : DataTree
+        Posterior draws with at least two chains.
+    var_names : sequence of str, optional
+        Variables to compare (default: every variable of the posterior).
+    prob : float, default 0.8
+        Mass of the central interval compared.
+
+    Returns
+    -------
+    list of str
     """
     post = posterior(idata)
     names = list(var_names) if var_names is not None else list(post.data_vars)
@@ -86,7 +99,7 @@ def chains_in_different_modes(
 
 
 def diagnose(
-    idata: Any,
+    idata: xr.DataTree,
     var_names: Sequence[str] | None = None,
     *,
     rhat_max: float = 1.01,

@@ -1,40 +1,77 @@
 """Posterior draws out of the ``DataTree`` that ``pm.sample`` and nutpie return (arviz 1.x).
 
-One place for reading a posterior: :func:`posterior` gives the ``xarray.Dataset`` of the
-posterior group, and :func:`draw_points` the parameter points of (a random subset of) the
-draws, chains stacked, as predictions mixed over the posterior need them.
+:func:`posterior` gives the ``xarray.Dataset`` of the posterior group, and :func:`draw_points`
+the parameter points of (a random subset of) the draws, chains stacked by ``arviz.extract``,
+as predictions mixed over the posterior need them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
 
+import arviz as az
 import numpy as np
+import xarray as xr
 
 __all__ = ["draw_points", "posterior"]
 
 
-def posterior(idata: Any) -> Any:
-    """The posterior group as an ``xarray.Dataset`` (from a ``DataTree`` or a plain mapping)."""
+def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
+    """The posterior group as an ``xarray.Dataset``.
+
+    Parameters
+    ----------
+    idata : DataTree or mapping
+        Output of ``pm.sample`` or nutpie, or a mapping with a ``"posterior"`` dataset.
+
+    Returns
+    -------
+    xarray.Dataset
+    """
     post = idata["posterior"]
     return getattr(post, "dataset", post)
 
 
 def draw_points(
-    idata: Any, names: list[str], max_draws: int | None = None, seed: int = 0
+    idata: xr.DataTree | Mapping[str, xr.Dataset],
+    names: Sequence[str],
+    max_draws: int | None = None,
+    seed: int = 0,
 ) -> list[dict[str, np.ndarray]]:
     """One ``{name: value}`` point per draw (chains stacked), at most ``max_draws`` of them.
 
-    With more draws than ``max_draws`` a subset is chosen without replacement by
-    ``np.random.default_rng(seed)`` and kept in draw order.
+    Parameters
+    ----------
+    idata : DataTree or mapping
+        Posterior draws (see :func:`posterior`).
+    names : sequence of str
+        Variables to read.
+    max_draws : int, optional
+        With more draws than this, a random subset of this size, drawn without replacement by
+        ``arviz.extract`` with ``random_seed=seed``; ``None`` keeps every draw.
+    seed : int, default 0
+        Seed of the subset.
+
+    Returns
+    -------
+    list of dict
     """
     post = posterior(idata)
     missing = [n for n in names if n not in post]
     if missing:
         raise ValueError(f"The posterior has no draws of {missing}.")
-    stacked = {n: np.asarray(post[n].values).reshape(-1, *post[n].shape[2:]) for n in names}
-    total = len(next(iter(stacked.values())))
-    index = np.arange(total)
-    if max_draws is not None and total > max_draws:
-        index = np.sort(np.random.default_rng(seed).choice(total, max_draws, replace=False))
-    return [{n: v[i] for n, v in stacked.items()} for i in index]
+    total = post.sizes["chain"] * post.sizes["draw"]
+    subset = max_draws if max_draws is not None and total > max_draws else None
+    stacked = az.extract(
+        idata
+        if isinstance(idata, xr.DataTree)
+        else xr.DataTree.from_dict({"posterior": post[list(names)]}),
+        group="posterior",
+        var_names=list(names),
+        num_samples=subset,
+        random_seed=seed,
+        keep_dataset=True,
+    )
+    values = {n: np.asarray(stacked[n].transpose("sample", ...).values) for n in names}
+    count = stacked.sizes["sample"]
+    return [{n: v[i] for n, v in values.items()} for i in range(count)]

@@ -1,15 +1,16 @@
 r"""MAP fits with several starts, compiled once per model.
 
-The VSK marginal likelihood is bimodal (NOTES.md): besides the short length-scale mode the
-paper reports (ℓ ≈ 0.06 on the jump data) there is a long length-scale, high-noise mode that
-smooths the jump away. :func:`fit_map` therefore optimises from several starts, reports every
+The VSK marginal likelihood of the jump data of Section 4.1 is bimodal: besides the short
+length-scale mode the paper reports (ℓ ≈ 0.06) there is a long length-scale, high-noise mode
+that smooths the jump away. :func:`fit_map` therefore optimises from several starts, reports every
 distinct local optimum with its log density, warns when starts disagree and returns the best.
 
 The objective is the model's log density **without** the Jacobian of the transforms, as in
 ``pm.find_MAP``: the optimum is the mode in the original parameterisation, and with flat
 priors (``build_model(..., priors="flat")``) it is the maximum-likelihood estimate.
 
-The log density and its gradient are compiled once per model and cached; data swapped with
+The log density and its gradient are compiled once per model and cached
+(:mod:`pymc_vsk.caching`); data swapped with
 :func:`pymc_vsk.models.set_data` (or ``pm.set_data``) is picked up by the compiled function,
 so sweeps over seeds, node counts and starts never recompile.
 """
@@ -17,22 +18,25 @@ so sweeps over seeds, node counts and starts never recompile.
 from __future__ import annotations
 
 import warnings
-import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pymc as pm
 import pytensor
 import scipy.optimize
+from pymc.blocking import DictToArrayBijection, RaveledVars
 from pymc.initial_point import make_initial_point_fn
 from pymc.util import get_default_varnames
 from pytensor.compile.mode import Mode
-from pytensor.link.vm import VMLinker
+from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.blas import blas_threads
-from pymc_vsk.models import node_scales
+from pymc_vsk.caching import cached
+from pymc_vsk.priors import node_scales
+from pymc_vsk.scaling import NUMPY_MODE
 
 __all__ = [
     "MapResult",
@@ -71,6 +75,17 @@ class Optimum:
     converged: bool = True
 
     def describe(self, names: Sequence[str]) -> str:
+        """One line: the log density and the values of ``names``.
+
+        Parameters
+        ----------
+        names : sequence of str
+            Variables to show.
+
+        Returns
+        -------
+        str
+        """
         values = ", ".join(f"{n}={_fmt(self.point[n])}" for n in names if n in self.point)
         return f"logp {self.logp:.6g} ({values}; {len(self.starts)} start(s))"
 
@@ -119,16 +134,20 @@ def _fmt(value: np.ndarray) -> str:
 
 
 class _Objective:
-    """Negative log density and gradient on a flat vector of the model's value variables."""
+    """Negative log density and gradient on a flat vector of the model's value variables.
 
-    def __init__(self, model: pm.Model, mode: Any = None) -> None:
+    The vector is PyMC's raveled point (``pymc.blocking.DictToArrayBijection``), in the order
+    of ``model.continuous_value_vars``.
+    """
+
+    def __init__(self, model: pm.Model, mode: Mode | str | None = None) -> None:
         self.model = model
         self.value_vars = list(model.continuous_value_vars)
         if len(self.value_vars) != len(model.value_vars):
             raise TypeError("fit_map supports continuous free variables only.")
+        self._names_in = [v.name for v in self.value_vars]
         point = initial_point(model)
-        self.shapes = [np.shape(point[v.name]) for v in self.value_vars]
-        self.sizes = [int(np.prod(s)) for s in self.shapes]
+        self._info = DictToArrayBijection.map({n: point[n] for n in self._names_in}).point_map_info
         logp = model.logp(jacobian=False)
         grads = pytensor.grad(logp, self.value_vars)
         self._fn = pm.pytensorf.compile(self.value_vars, [logp, *grads], mode=mode)
@@ -139,56 +158,87 @@ class _Objective:
         )
         self.n_evals = 0
 
-    def split(self, theta: np.ndarray) -> list[np.ndarray]:
-        parts = np.split(np.asarray(theta, dtype=float), np.cumsum(self.sizes)[:-1])
-        return [p.reshape(s) for p, s in zip(parts, self.shapes, strict=True)]
+    @property
+    def shapes(self) -> list[tuple[int, ...]]:
+        """Shapes of the value variables, in the order of the flat vector."""
+        return [shape for _, shape, _, _ in self._info]
 
-    def flatten(self, point: Mapping[str, Any]) -> np.ndarray:
-        return np.concatenate([np.ravel(point[v.name]) for v in self.value_vars])
+    @property
+    def sizes(self) -> list[int]:
+        """Sizes of the value variables, in the order of the flat vector."""
+        return [int(size) for _, _, size, _ in self._info]
+
+    def split(self, theta: np.ndarray) -> list[np.ndarray]:
+        """The value variables' values from the flat vector ``theta``."""
+        raveled = RaveledVars(np.asarray(theta, dtype=float), self._info)
+        point = DictToArrayBijection.rmap(raveled)
+        return [point[n] for n in self._names_in]
+
+    def flatten(self, point: Mapping[str, npt.ArrayLike]) -> np.ndarray:
+        """The flat vector of a point given by value-variable names."""
+        values = {n: np.asarray(point[n], dtype=float) for n in self._names_in}
+        return DictToArrayBijection.map(values).data
 
     def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """−log p and its gradient at ``theta`` (1e300 and zeros where log p is not finite)."""
         self.n_evals += 1
         logp, *grads = self._fn(*self.split(theta))
         if not np.isfinite(logp):
             return 1e300, np.zeros_like(theta)
-        return -float(logp), -np.concatenate([np.ravel(g) for g in grads])
+        return -float(logp), -self.flatten(dict(zip(self._names_in, grads, strict=True)))
 
     def point(self, theta: np.ndarray) -> dict[str, np.ndarray]:
+        """Every free variable, constrained and transformed, at ``theta``."""
         values = self._values(*self.split(theta))
         return {n: np.asarray(v) for n, v in zip(self._names, values, strict=True)}
 
 
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+def compiled_objective(model: pm.Model, mode: Mode | str | None = None) -> _Objective:
+    """The model's compiled objective, built on first use and cached with the model.
 
+    Parameters
+    ----------
+    model : pm.Model
+    mode : pytensor mode, optional
+        Compilation mode (default: pytensor's).
 
-def compiled_objective(model: pm.Model, mode: Any = None) -> _Objective:
-    """The model's compiled objective, built on first use and cached with the model."""
+    Returns
+    -------
+    _Objective
+        Callable ``theta -> (−log p, −∇ log p)`` on the flat vector of value variables.
+    """
     key = (tuple(v.name for v in model.value_vars), str(mode))
-    per_model = _CACHE.setdefault(model, {})
-    if key not in per_model:
-        per_model[key] = _Objective(model, mode)
-    return per_model[key]
-
-
-_INITIAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+    return cached(model, "objective", key, lambda: _Objective(model, mode))
 
 
 def initial_point(model: pm.Model) -> dict[str, np.ndarray]:
     """``model.initial_point()``, with its compiled function cached per model.
 
-    ``pm.Model.initial_point`` compiles a new function on every call (about 10–15 ms); a fit
-    needs the point several times, and sweeps fit the same model hundreds of times. The cache
-    is keyed on the model's initial-value settings, so ``model.set_initval`` is honoured; the
-    function reads data containers when called, so swapped data are seen.
+    ``pm.Model.initial_point`` compiles a new function on every call; a fit needs the point
+    several times, and sweeps fit the same model many times. The cache is keyed on the
+    model's initial-value settings, so ``model.set_initval`` is honoured; the function reads
+    data containers when called, so swapped data are seen.
+
+    Parameters
+    ----------
+    model : pm.Model
+
+    Returns
+    -------
+    dict
+        Values by value-variable name (transformed, e.g. ``ls_log__``).
     """
     key = tuple((rv.name, repr(v)) for rv, v in model.rvs_to_initial_values.items())
-    per_model = _INITIAL.setdefault(model, {})
-    if key not in per_model:
-        per_model[key] = make_initial_point_fn(model=model, return_transformed=True)
-    return {name: np.asarray(value) for name, value in per_model[key](None).items()}
+    fn = cached(
+        model,
+        "initial_point",
+        key,
+        lambda: make_initial_point_fn(model=model, return_transformed=True),
+    )
+    return {name: np.asarray(value) for name, value in fn(None).items()}
 
 
-def _to_value_space(model: pm.Model, start: Mapping[str, Any]) -> dict[str, np.ndarray]:
+def _to_value_space(model: pm.Model, start: Mapping[str, npt.ArrayLike]) -> dict[str, np.ndarray]:
     """Map a start given by constrained names (``ls``) or value names (``ls_log__``)."""
     out = {}
     for rv in model.free_RVs:
@@ -203,32 +253,23 @@ def _to_value_space(model: pm.Model, start: Mapping[str, Any]) -> dict[str, np.n
     return out
 
 
-_FORWARD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-#: Mode for the tiny transform graphs: Python thunks, light rewrites. Compiling them with
-#: Numba cost about 0.1 s each in a fresh process (0.35 s for the three transforms of a
-#: :func:`pymc_vsk.build_model` model, a quarter of a cold ``fit_map`` at N = 81); this
-#: takes a few milliseconds, and each runs once per start.
-_PYTHON_MODE = Mode(linker=VMLinker(c_thunks=False, use_cloop=False), optimizer="fast_compile")
+#: Mode for the tiny transform graphs: Python thunks and light rewrites, which compile in
+#: milliseconds; each runs once per start.
+_PYTHON_MODE = NUMPY_MODE
 
 
-def _forward_transform(model: pm.Model, rv: Any) -> Any:
-    """``rv``'s forward transform (constrained -> value space), compiled once per model.
+def _forward_transform(model: pm.Model, rv: TensorVariable) -> Callable:
+    """``rv``'s forward transform (constrained -> value space), compiled once per model."""
 
-    Evaluating ``transform.forward(value).eval()`` instead would compile a new function for
-    every start and variable, which dominated the cost of a warm :func:`fit_map`.
-    """
-    per_model = _FORWARD.setdefault(model, {})
-    if rv.name not in per_model:
+    def build() -> Callable:
         x = rv.type()
         forward = model.rvs_to_transforms[rv].forward(x, *rv.owner.inputs)
-        per_model[rv.name] = pm.pytensorf.compile(
-            [x], forward, on_unused_input="ignore", mode=_PYTHON_MODE
-        )
-    return per_model[rv.name]
+        return pm.pytensorf.compile([x], forward, on_unused_input="ignore", mode=_PYTHON_MODE)
+
+    return cached(model, "forward_transform", rv.name, build)
 
 
-def default_starts(model: pm.Model, n_starts: int, seed: int | None) -> list[dict[str, Any]]:
+def default_starts(model: pm.Model, n_starts: int, seed: int | None) -> list[dict[str, np.ndarray]]:
     """Starts spread over length scales, for models made by :func:`pymc_vsk.build_model`.
 
     Length scales are log-spaced from max(2 × smallest node spacing, span / 50) to the span
@@ -236,6 +277,20 @@ def default_starts(model: pm.Model, n_starts: int, seed: int | None) -> list[dic
     between 0.1 and 0.5 sd(y), the mean at mean(y). A seed multiplies each by exp(U(−¼, ¼)).
     Other free variables start at the model's initial point, jittered by U(−1, 1) in the
     unconstrained space when a seed is given (as ``pm.sample`` does).
+
+    Parameters
+    ----------
+    model : pm.Model
+        The model (its data container ``X`` and observed data set the scales).
+    n_starts : int
+        Number of starts.
+    seed : int or None
+        Seed of the jitter; ``None`` gives unjittered starts.
+
+    Returns
+    -------
+    list of dict
+        Starts by constrained names (``ls``) or value names (``ls_log__``).
     """
     rng = np.random.default_rng(seed)
     initial = initial_point(model)
@@ -282,12 +337,12 @@ def fit_map(
     *,
     n_starts: int = 8,
     seed: int | None = 0,
-    starts: Sequence[Mapping[str, Any]] | None = None,
+    starts: Sequence[Mapping[str, npt.ArrayLike]] | None = None,
     tol: float = 1e-10,
     maxiter: int = 5000,
     distinct_atol: float = 1e-2,
     warn: bool = True,
-    mode: Any = None,
+    mode: Mode | str | None = None,
     threads: int | None = 1,
 ) -> MapResult:
     """Maximise the log density from several starts with L-BFGS-B.

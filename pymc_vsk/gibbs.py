@@ -27,50 +27,54 @@ relates to a VSK (Theorem 3.2, Corollaries 3.3–3.4): ℓ(x) = ℓ / sqrt(1 + �
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 from pytensor.graph import Variable
 
-from pymc_vsk.covariance import kernel_from_sq_dist
-from pymc_vsk.models import KERNELS
-from pymc_vsk.scaling import as_scaling_function
+from pymc_vsk.kernels import base_kernels, is_radial, kernel_class, make_base_kernel
+from pymc_vsk.lifting import kernel_from_sq_dist
+from pymc_vsk.scaling import ScalingFunction, as_scaling_function
 from pymc_vsk.validation import check_inputs
 
 __all__ = ["Gibbs", "PaciorekSchervish", "psi_gradient"]
 
 
-def _radial(kernel: Any) -> pm.gp.cov.Stationary:
+def _radial(kernel: str | type | pm.gp.cov.Stationary) -> pm.gp.cov.Stationary:
     """A base kernel whose ``full_from_distance`` gives φ (its own ``ls`` is not used)."""
     if isinstance(kernel, pm.gp.cov.Stationary):
         base = kernel
-    elif isinstance(kernel, str) and kernel.lower() in KERNELS:
-        cls = KERNELS[kernel.lower()]
-        base = cls(1, ls=1.0, alpha=2.0) if cls is pm.gp.cov.RatQuad else cls(1, ls=1.0)
-    elif isinstance(kernel, type) and issubclass(kernel, pm.gp.cov.Stationary):
-        if kernel is pm.gp.cov.RatQuad:
-            raise TypeError(
-                "Pass RatQuad as an instance so that alpha is set: RatQuad(1, alpha=2, ls=1)."
-            )
-        base = kernel(1, ls=1.0)
     else:
-        raise TypeError(
-            f"kernel must be a name in {sorted(KERNELS)}, a Stationary class or instance; "
-            f"got {kernel!r}."
-        )
-    if isinstance(base, pm.gp.cov.Cosine | pm.gp.cov.Periodic):
+        try:
+            base = make_base_kernel(kernel_class(kernel), 1, 1.0)
+        except ValueError as err:
+            raise TypeError(
+                f"kernel must be a name in {sorted(base_kernels())}, a Stationary class or "
+                f"instance; got {kernel!r}."
+            ) from err
+    if not is_radial(type(base)):
         raise TypeError(f"{type(base).__name__} is not an isotropic positive definite base.")
     return base
 
 
-def psi_gradient(psi: Any, X: Any) -> Variable:
+def psi_gradient(psi: ScalingFunction | Callable, X: pt.TensorLike) -> Variable:
     """∇ψ at each row of ``X`` by automatic differentiation: shape (n, d, q).
 
     ψ acts row by row, so the gradient of Σ_i ψ_j(x_i) with respect to X holds ∇ψ_j(x_i) in
     row i.
+
+    Parameters
+    ----------
+    psi : ScalingFunction or callable
+        The scaling function.
+    X : tensor-like, shape (n, d)
+        Points.
+
+    Returns
+    -------
+    TensorVariable, shape (n, d, q)
     """
     psi = as_scaling_function(psi)
     X = pt.as_tensor_variable(X)
@@ -83,20 +87,37 @@ def psi_gradient(psi: Any, X: Any) -> Variable:
 class _LocalScaleKernel(pm.gp.cov.Covariance):
     """Shared parts of the Gibbs and Paciorek–Schervish kernels: checks, slicing, diagonal."""
 
-    def __init__(self, input_dim: int, field: Any, kernel: Any, active_dims: Any, what: str):
+    def __init__(self, input_dim: int, field: Callable, kernel, active_dims, what: str):
         super().__init__(input_dim, active_dims)
         if not callable(field):
             raise TypeError(what)
         self.base = _radial(kernel)
 
-    def _inputs(self, X: Any, Xs: Any) -> tuple[Variable, Variable]:
+    def _inputs(self, X: pt.TensorLike, Xs: pt.TensorLike | None) -> tuple[Variable, Variable]:
         check_inputs(X, self.input_dim, owner=repr(self))
         if Xs is not None:
             check_inputs(Xs, self.input_dim, name="Xs", owner=repr(self))
         X, Xs = self._slice(X, Xs)
         return X, X if Xs is None else Xs
 
-    def diag(self, X: Any) -> Variable:
+    def full(self, X: pt.TensorLike, Xs: pt.TensorLike | None = None) -> Variable:
+        """Covariance matrix k(X, Xs) (``Xs=None``: k(X, X)).
+
+        Parameters
+        ----------
+        X : tensor-like, shape (n, input_dim)
+        Xs : tensor-like, shape (m, input_dim), optional
+
+        Returns
+        -------
+        TensorVariable, shape (n, m)
+        """
+        return self._full(*self._inputs(X, Xs))
+
+    def _full(self, X: Variable, Xs: Variable) -> Variable:
+        raise NotImplementedError
+
+    def diag(self, X: pt.TensorLike) -> Variable:
         """k(x, x) = φ(0) (the prefactor is 1 on the diagonal)."""
         X, _ = self._inputs(X, None)
         return kernel_from_sq_dist(self.base, pt.zeros((X.shape[0],), dtype=X.dtype))
@@ -121,9 +142,9 @@ class PaciorekSchervish(_LocalScaleKernel):
     def __init__(
         self,
         input_dim: int,
-        sigma_func: Callable[[Any], Any],
-        kernel: Any = "expquad",
-        active_dims: Any = None,
+        sigma_func: Callable[[Variable], Variable],
+        kernel: str | type | pm.gp.cov.Stationary = "expquad",
+        active_dims: Sequence[int] | None = None,
     ) -> None:
         what = "sigma_func must be callable: X (n, d) -> Σ (n, d, d)."
         super().__init__(input_dim, sigma_func, kernel, active_dims, what)
@@ -131,9 +152,32 @@ class PaciorekSchervish(_LocalScaleKernel):
 
     @classmethod
     def from_psi(
-        cls, psi: Any, ls: Any, input_dim: int, kernel: Any = "expquad", active_dims: Any = None
+        cls,
+        psi: ScalingFunction | Callable,
+        ls: pt.TensorLike,
+        input_dim: int,
+        kernel: str | type | pm.gp.cov.Stationary = "expquad",
+        active_dims: Sequence[int] | None = None,
     ) -> PaciorekSchervish:
-        r"""Σ(x) = ℓ² (I + ∇ψ ∇ψᵀ)⁻¹ (Corollary 3.4); for q > 1, I + Σ_j ∇ψ_j ∇ψ_jᵀ."""
+        r"""Σ(x) = ℓ² (I + ∇ψ ∇ψᵀ)⁻¹ (Corollary 3.4); for q > 1, I + Σ_j ∇ψ_j ∇ψ_jᵀ.
+
+        Parameters
+        ----------
+        psi : ScalingFunction or callable
+            The VSK's scaling function.
+        ls : tensor-like
+            The VSK's length scale ℓ.
+        input_dim : int
+            Number of columns of ``X``.
+        kernel : str, Stationary class or instance, default "expquad"
+            Isotropic base φ.
+        active_dims : sequence of int, optional
+            Columns of ``X`` the kernel acts on (default: all).
+
+        Returns
+        -------
+        PaciorekSchervish
+        """
         psi = as_scaling_function(psi)
         d = input_dim if active_dims is None else len(active_dims)
 
@@ -152,8 +196,7 @@ class PaciorekSchervish(_LocalScaleKernel):
             raise ValueError(f"sigma_func must return (n, d, d); got a {S.ndim}-D tensor.")
         return S
 
-    def full(self, X: Any, Xs: Any = None) -> Variable:
-        X, Xs_ = self._inputs(X, Xs)
+    def _full(self, X: Variable, Xs_: Variable) -> Variable:
         S, Ss = self._sigma(X), self._sigma(Xs_)
         avg = 0.5 * (S[:, None] + Ss[None, :])  # (n, m, d, d)
         diff = X[:, None, :] - Xs_[None, :, :]  # (n, m, d)
@@ -180,9 +223,9 @@ class Gibbs(_LocalScaleKernel):
     def __init__(
         self,
         input_dim: int,
-        lengthscale_func: Callable[[Any], Any],
-        kernel: Any = "expquad",
-        active_dims: Any = None,
+        lengthscale_func: Callable[[Variable], Variable],
+        kernel: str | type | pm.gp.cov.Stationary = "expquad",
+        active_dims: Sequence[int] | None = None,
     ) -> None:
         what = "lengthscale_func must be callable: X (n, d) -> ℓ (n,)."
         super().__init__(input_dim, lengthscale_func, kernel, active_dims, what)
@@ -190,9 +233,32 @@ class Gibbs(_LocalScaleKernel):
 
     @classmethod
     def from_psi(
-        cls, psi: Any, ls: Any, kernel: Any = "expquad", input_dim: int = 1, active_dims: Any = None
+        cls,
+        psi: ScalingFunction | Callable,
+        ls: pt.TensorLike,
+        kernel: str | type | pm.gp.cov.Stationary = "expquad",
+        input_dim: int = 1,
+        active_dims: Sequence[int] | None = None,
     ) -> Gibbs:
-        r"""ℓ(x) = ℓ / sqrt(1 + ψ'(x)²), the local length scale of Corollary 3.3 (1-D)."""
+        r"""ℓ(x) = ℓ / sqrt(1 + ψ'(x)²), the local length scale of Corollary 3.3 (1-D).
+
+        Parameters
+        ----------
+        psi : ScalingFunction or callable
+            A scalar ψ (q = 1) of one input coordinate.
+        ls : tensor-like
+            ℓ, the length scale of the VSK this kernel approximates.
+        kernel : str, Stationary class or instance, default "expquad"
+            Isotropic base φ, as the VSK's base kernel.
+        input_dim : int, default 1
+            Number of columns of the inputs.
+        active_dims : sequence of int, optional
+            The column ψ acts on (default: all, i.e. the one column).
+
+        Returns
+        -------
+        Gibbs
+        """
         psi = as_scaling_function(psi)
         if psi.q != 1:
             raise ValueError("Gibbs.from_psi needs a scalar ψ (q = 1); use PaciorekSchervish.")
@@ -205,8 +271,7 @@ class Gibbs(_LocalScaleKernel):
         out.psi, out.ls = psi, ls
         return out
 
-    def full(self, X: Any, Xs: Any = None) -> Variable:
-        X, Xs_ = self._inputs(X, Xs)
+    def _full(self, X: Variable, Xs_: Variable) -> Variable:
         lx = pt.as_tensor_variable(self.lengthscale_func(X))
         ls = pt.as_tensor_variable(self.lengthscale_func(Xs_))
         l2 = pt.square(lx)[:, None] + pt.square(ls)[None, :]

@@ -15,17 +15,20 @@ approximation silently wrong: :class:`LiftedHSGP` refuses a random ψ (use
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pymc as pm
 import pytensor.tensor as pt
+from pytensor.tensor.variable import TensorVariable
 
-from pymc_vsk.scaling import as_scaling_function
+from pymc_vsk.lifting import lift
+from pymc_vsk.likelihood import log_det_cholesky
+from pymc_vsk.scaling import ScalingFunction, as_scaling_function
 from pymc_vsk.validation import as_numeric, check_inputs
 
-__all__ = ["LiftedHSGP"]
+__all__ = ["CollapsedLiftedHSGP", "LiftedHSGP"]
 
 
 class LiftedHSGP(pm.gp.HSGP):
@@ -50,11 +53,11 @@ class LiftedHSGP(pm.gp.HSGP):
     def __init__(
         self,
         m: Sequence[int],
-        psi: Any,
+        psi: ScalingFunction | Callable,
         cov_func: pm.gp.cov.Covariance,
         L: Sequence[float] | None = None,
         c: float | None = None,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> None:
         self.psi = as_scaling_function(psi)
         if self.psi.is_random:
@@ -72,23 +75,38 @@ class LiftedHSGP(pm.gp.HSGP):
             )
         super().__init__(m=m, L=L, c=c, cov_func=cov_func, **kwargs)
 
-    def lift(self, X: Any) -> Any:
-        """Lifted inputs [X, ψ(X)]: a numpy array for numeric X, else a tensor."""
-        check_inputs(X, self.d, owner="LiftedHSGP")
-        value = as_numeric(X)
-        if value is not None:
-            value = np.asarray(value, dtype=float)
-            psi = self.psi.numpy(value).reshape(len(value), -1)
-            return np.hstack([value, psi])
-        X = pt.as_tensor_variable(X)
-        out = pt.as_tensor_variable(self.psi(X))
-        return pt.concatenate([X, out[:, None] if out.ndim == 1 else out], axis=1)
+    def lift(self, X: npt.ArrayLike | pt.TensorLike) -> np.ndarray | TensorVariable:
+        """Lifted inputs [X, ψ(X)] (:func:`pymc_vsk.lifting.lift`).
 
-    def prior_linearized(self, X: Any):
-        """Eigenfunctions Φ at the lifted ``X`` and √S, as ``pm.gp.HSGP.prior_linearized``."""
+        Parameters
+        ----------
+        X : array or tensor, shape (n, d)
+
+        Returns
+        -------
+        ndarray (numeric ``X``) or TensorVariable, shape (n, d + q)
+        """
+        check_inputs(X, self.d, owner="LiftedHSGP")
+        value = as_numeric(X)  # data containers and constants are lifted numerically
+        return lift(X if value is None else value, self.psi)
+
+    def prior_linearized(
+        self, X: npt.ArrayLike | pt.TensorLike
+    ) -> tuple[TensorVariable, TensorVariable]:
+        """Eigenfunctions Φ at the lifted ``X`` and √S, as ``pm.gp.HSGP.prior_linearized``.
+
+        Parameters
+        ----------
+        X : array or tensor, shape (n, d)
+
+        Returns
+        -------
+        phi : TensorVariable, shape (n, M)
+        sqrt_psd : TensorVariable, shape (M,)
+        """
         return super().prior_linearized(self.lift(X))
 
-    def _build_conditional(self, Xnew: Any):
+    def _build_conditional(self, Xnew: npt.ArrayLike | pt.TensorLike):
         return super()._build_conditional(self.lift(Xnew))
 
 
@@ -112,9 +130,33 @@ class CollapsedLiftedHSGP(LiftedHSGP):
     """
 
     def marginal_likelihood(
-        self, name: str, X: Any, y: Any, sigma: Any, mean: Any = 0.0
-    ) -> pt.TensorVariable:
-        """Add the collapsed likelihood of ``y`` as a potential ``name``; ``mean`` is a constant."""
+        self,
+        name: str,
+        X: npt.ArrayLike,
+        y: npt.ArrayLike,
+        sigma: pt.TensorLike,
+        mean: pt.TensorLike = 0.0,
+    ) -> TensorVariable:
+        """Add the collapsed likelihood of ``y`` as a potential ``name``.
+
+        Parameters
+        ----------
+        name : str
+            Name of the potential.
+        X : array-like, shape (n, d)
+            Inputs (numeric: the basis statistics are computed once from them).
+        y : array-like, shape (n,)
+            Observations.
+        sigma : tensor-like
+            Noise standard deviation σ_n (may be a random variable).
+        mean : tensor-like, default 0.0
+            Constant mean m (may be a random variable).
+
+        Returns
+        -------
+        TensorVariable
+            The potential.
+        """
         X = np.asarray(X, dtype=float)
         y = np.asarray(y, dtype=float)
         check_inputs(X, self.d, owner="CollapsedLiftedHSGP")
@@ -134,7 +176,7 @@ class CollapsedLiftedHSGP(LiftedHSGP):
         self._sqrt_psd = sqrt_psd
         return pm.Potential(name, self._logp(sqrt_psd, sigma, mean))
 
-    def _posterior_pieces(self, sqrt_psd: Any, sigma: Any, mean: Any):
+    def _posterior_pieces(self, sqrt_psd, sigma, mean):
         st = self._stats
         s2 = pt.square(pt.as_tensor_variable(sigma))
         D = pt.as_tensor_variable(sqrt_psd)
@@ -144,17 +186,25 @@ class CollapsedLiftedHSGP(LiftedHSGP):
         v = pt.linalg.solve_triangular(L, u, lower=True)
         return s2, L, u, v
 
-    def _logp(self, sqrt_psd: Any, sigma: Any, mean: Any) -> pt.TensorVariable:
+    def _logp(self, sqrt_psd, sigma, mean) -> TensorVariable:
         st = self._stats
         s2, L, _, v = self._posterior_pieces(sqrt_psd, sigma, mean)
         rr = st["yy"] - 2.0 * mean * st["sum_y"] + st["n"] * pt.square(mean)
-        eye = pt.eye(L.shape[0])
-        logdet_B = 2.0 * pt.sum(pt.log(pt.sum(L * eye, axis=1)))
+        logdet_B = 2.0 * log_det_cholesky(L)
         quad = rr / s2 - pt.sum(pt.square(v)) / pt.square(s2)
         return -0.5 * (quad + logdet_B + st["n"] * pt.log(s2) + st["n"] * np.log(2 * np.pi))
 
-    def predict_moments(self, Xnew: Any) -> tuple[pt.TensorVariable, pt.TensorVariable]:
-        """Symbolic predictive mean and variance of f at ``Xnew`` (functions of the RVs)."""
+    def predict_moments(self, Xnew: npt.ArrayLike) -> tuple[TensorVariable, TensorVariable]:
+        """Symbolic predictive mean and variance of f at ``Xnew`` (functions of the RVs).
+
+        Parameters
+        ----------
+        Xnew : array-like, shape (m, d)
+
+        Returns
+        -------
+        mean, var : TensorVariable, shape (m,)
+        """
         s2, L, _, v = self._posterior_pieces(self._sqrt_psd, self.sigma, self.mean)
         phi_new, _ = self.prior_linearized(np.asarray(Xnew, dtype=float))
         G = pt.as_tensor_variable(np.asarray(phi_new.eval())) * self._sqrt_psd[None, :]

@@ -26,25 +26,42 @@ the draws).
 
 from __future__ import annotations
 
-import weakref
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 import scipy.linalg
 import scipy.special
+import scipy.stats
 import xarray as xr
 
 from pymc_vsk.blas import blas_threads
+from pymc_vsk.caching import cached
 from pymc_vsk.draws import posterior
+
+if TYPE_CHECKING:
+    from pymc_vsk.jumps import MarginalJumpGP
 
 __all__ = ["add_log_likelihood", "gaussian_loo"]
 
 
-def gaussian_loo(C: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """log p(y_i | y_{-i}) for r = y − m ~ N(0, C): shape (n,), or (M, n) for C of (M, n, n)."""
+def gaussian_loo(C: npt.ArrayLike, r: npt.ArrayLike) -> np.ndarray:
+    """log p(y_i | y_{-i}) for r = y − m ~ N(0, C) (the module docstring's formula).
+
+    Parameters
+    ----------
+    C : array-like, shape (n, n) or (M, n, n)
+        Covariance(s) of the data.
+    r : array-like, shape (n,)
+        Residual y − m.
+
+    Returns
+    -------
+    ndarray, shape (n,) or (M, n)
+    """
     C = np.asarray(C, dtype=float)
     r = np.asarray(r, dtype=float)
     if C.ndim == 3:
@@ -56,18 +73,7 @@ def gaussian_loo(C: np.ndarray, r: np.ndarray) -> np.ndarray:
     return -0.5 * np.log(2 * np.pi / d) - 0.5 * Pr**2 / d
 
 
-def _gaussian_logpdf(C: np.ndarray, r: np.ndarray) -> float:
-    chol = scipy.linalg.cho_factor(C, lower=True)
-    alpha = scipy.linalg.solve_triangular(chol[0], r, lower=True)
-    return float(
-        -0.5 * alpha @ alpha - np.sum(np.log(np.diag(chol[0]))) - 0.5 * len(r) * np.log(2 * np.pi)
-    )
-
-
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _pieces(gp: Any, model: pm.Model, jitter: float):
+def _pieces(gp: pm.gp.Marginal | MarginalJumpGP, model: pm.Model, jitter: float):
     """:func:`_compile_pieces`, compiled once per GP, model and jitter (as ``predict``)."""
     from pymc_vsk.jumps import MarginalJumpGP
 
@@ -75,14 +81,11 @@ def _pieces(gp: Any, model: pm.Model, jitter: float):
         raise TypeError(
             f"add_log_likelihood takes a pm.gp.Marginal or a MarginalJumpGP; got {type(gp)}."
         )
-    per_gp = _CACHE.setdefault(gp, {})
     key = (id(model), float(jitter))
-    if key not in per_gp:
-        per_gp[key] = _compile_pieces(gp, model, jitter)
-    return per_gp[key]
+    return cached(gp, "loo", key, lambda: _compile_pieces(gp, model, jitter))
 
 
-def _compile_pieces(gp: Any, model: pm.Model, jitter: float):
+def _compile_pieces(gp: pm.gp.Marginal | MarginalJumpGP, model: pm.Model, jitter: float):
     """Compiled θ -> (covariance(s), residual[, log gap weights]) for a GP of the model."""
     from pymc_vsk.jumps import MarginalJumpGP
 
@@ -104,12 +107,12 @@ def _compile_pieces(gp: Any, model: pm.Model, jitter: float):
 
 
 def add_log_likelihood(
-    idata: Any,
-    gp: Any,
+    idata: xr.DataTree,
+    gp: pm.gp.Marginal | MarginalJumpGP,
     model: pm.Model | None = None,
     var_name: str = "y",
     jitter: float = 1e-6,
-) -> Any:
+) -> xr.DataTree:
     """Add the pointwise LOO log-likelihood of ``gp``'s data to ``idata`` (in place) and return it.
 
     Parameters
@@ -119,6 +122,7 @@ def add_log_likelihood(
     gp : pm.gp.Marginal or MarginalJumpGP
         The GP whose ``marginal_likelihood`` defines the data model.
     model : pm.Model, optional
+        The model of the GP (default: the model in context).
     var_name : str, default "y"
         Name of the variable in the ``log_likelihood`` group.
     jitter : float, default 1e-6
@@ -156,7 +160,7 @@ def _pointwise(C: np.ndarray, r: np.ndarray, log_w: np.ndarray | None = None) ->
     if log_w is None:
         return gaussian_loo(C, r)
     loo = gaussian_loo(C, r)  # (M, n)
-    log_joint = log_w + np.array([_gaussian_logpdf(c, r) for c in C])  # (M,)
+    log_joint = log_w + np.array([scipy.stats.multivariate_normal(cov=c).logpdf(r) for c in C])
     return scipy.special.logsumexp(log_joint) - scipy.special.logsumexp(
         log_joint[:, None] - loo, axis=0
     )

@@ -41,13 +41,34 @@ def get_memory_limit() -> int:
 
 
 def set_memory_limit(limit: int | str | None) -> None:
-    """Set the limit in bytes (or a size string such as ``"8G"``); ``None`` restores the default."""
+    """Set the limit in bytes (or a size string such as ``"8G"``); ``None`` restores the default.
+
+    Parameters
+    ----------
+    limit : int, str or None
+        Bytes, a size string (``"8G"``, ``"512M"``) or ``None``.
+    """
     global _limit
     _limit = None if limit is None else (_parse(limit) if isinstance(limit, str) else int(limit))
 
 
 def check_dense(n: int, m: int, what: str, copies: int = DENSE_COPIES) -> None:
-    """Raise ``MemoryError`` if ``copies`` dense n × m float64 arrays exceed the limit."""
+    """Raise ``MemoryError`` if ``copies`` dense n × m float64 arrays exceed the limit.
+
+    Parameters
+    ----------
+    n, m : int
+        Shape of one array.
+    what : str
+        What needs the arrays, for the message.
+    copies : int, default DENSE_COPIES
+        Number of arrays of that shape alive at once.
+
+    Raises
+    ------
+    MemoryError
+        Above the limit (:func:`get_memory_limit`).
+    """
     need = int(n) * int(m) * 8 * copies
     limit = get_memory_limit()
     if need > limit:

@@ -17,19 +17,20 @@ argument, so predicting at other points, other draws or after ``set_data`` never
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 import scipy.linalg
+import xarray as xr
 from pytensor.graph import ancestors
 
 from pymc_vsk.blas import blas_threads
+from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import as_numeric, check_inputs
@@ -63,6 +64,15 @@ class Prediction:
         """The equal-weight mixture of per-draw (mean, var_f, var_y): total variance.
 
         Var = E[var] + Var[mean] over the draws, for f and for y alike.
+
+        Parameters
+        ----------
+        moments : sequence of (mean, var_f, var_y)
+            Per-draw predictive mean and variances, each of shape (m,).
+
+        Returns
+        -------
+        Prediction
         """
         means, var_f, var_y = (np.asarray(m) for m in zip(*moments, strict=True))
         spread = means.var(axis=0)
@@ -111,8 +121,22 @@ class Predictor:
             [Xnew, *self.inputs], outputs, on_unused_input="ignore", allow_input_downcast=True
         )
 
-    def moments(self, Xnew: Any, point: Mapping[str, Any]) -> tuple[np.ndarray, ...]:
-        """Mean, var_f, var_y at ``Xnew`` for one parameter point (constrained names)."""
+    def moments(
+        self, Xnew: np.ndarray, point: Mapping[str, npt.ArrayLike]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Mean, var_f, var_y at ``Xnew`` for one parameter point (constrained names).
+
+        Parameters
+        ----------
+        Xnew : ndarray, shape (m, d)
+            New inputs.
+        point : dict
+            Values of the free variables the prediction depends on, by name.
+
+        Returns
+        -------
+        mean, var_f, var_y : ndarray, shape (m,)
+        """
         missing = [n for n in self.names if n not in point]
         if missing:
             raise ValueError(
@@ -123,34 +147,60 @@ class Predictor:
             mu, var_f, var_y = self._fn(Xnew, *(point[n] for n in self.names))
         return mu, np.clip(var_f, 0.0, None), np.clip(var_y, 0.0, None)
 
-    def __call__(self, Xnew: Any, point: Mapping[str, Any]) -> Prediction:
+    def __call__(self, Xnew: npt.ArrayLike, point: Mapping[str, npt.ArrayLike]) -> Prediction:
+        """The prediction at ``Xnew`` for one parameter point.
+
+        Parameters
+        ----------
+        Xnew : array-like, shape (m, d)
+            New inputs.
+        point : dict
+            Values of the free variables by name.
+
+        Returns
+        -------
+        Prediction
+        """
         Xnew = self._check(Xnew)
         mu, var_f, var_y = self.moments(Xnew, point)
         return Prediction(mu, np.sqrt(var_f), np.sqrt(var_y), 1)
 
     def from_posterior(
-        self, Xnew: Any, idata: Any, max_draws: int | None = 500, seed: int = 0
+        self, Xnew: npt.ArrayLike, idata: xr.DataTree, max_draws: int | None = 500, seed: int = 0
     ) -> Prediction:
-        """Mix the predictive over posterior draws (at most ``max_draws``, chosen at random)."""
+        """Mix the predictive over posterior draws (at most ``max_draws``, chosen at random).
+
+        Parameters
+        ----------
+        Xnew : array-like, shape (m, d)
+            New inputs.
+        idata : DataTree
+            Posterior draws.
+        max_draws : int or None, default 500
+            Most draws mixed; ``None`` for all.
+        seed : int, default 0
+            Seed of the draw subsample.
+
+        Returns
+        -------
+        Prediction
+        """
         Xnew = self._check(Xnew)
         points = draw_points(idata, self.names, max_draws, seed)
         return Prediction.mixture([self.moments(Xnew, p) for p in points])
 
-    def _check(self, Xnew: Any) -> np.ndarray:
+    def _check(self, Xnew: npt.ArrayLike) -> np.ndarray:
         Xnew = np.asarray(Xnew, dtype=float)
         width = self.input_dim if self.input_dim is not None else np.shape(Xnew)[-1]
         check_inputs(Xnew, width, name="Xnew", owner="the GP")
         return Xnew
 
 
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def predict(
     gp: pm.gp.Marginal,
-    Xnew: Any,
-    point: Mapping[str, Any] | None = None,
-    idata: Any = None,
+    Xnew: npt.ArrayLike,
+    point: Mapping[str, npt.ArrayLike] | None = None,
+    idata: xr.DataTree | None = None,
     *,
     model: pm.Model | None = None,
     jitter: float = 1e-6,
@@ -166,30 +216,44 @@ def predict(
     Parameters
     ----------
     gp : pm.gp.Marginal
-    Xnew : array, shape (m, d)
+        A GP whose ``marginal_likelihood`` was set up (e.g. from :func:`pymc_vsk.build_model`).
+    Xnew : array-like, shape (m, d)
+        New inputs.
     point : dict, optional
+        Values of the free variables by name (constrained names such as ``ls``), e.g.
+        ``fit_map(model).point`` or one posterior draw.
     idata : DataTree, optional
+        Posterior draws; the prediction is the mixture over them.
     model : pm.Model, optional
+        The model of the GP (default: the model in context).
     jitter : float, default 1e-6
+        Added to the training covariance, as in PyMC's ``conditional``; 0 for exact
+        interpolation with σ_n = 0.
     max_draws : int or None, default 500
+        Most draws mixed (a random subset of the posterior); ``None`` for all.
     seed : int, default 0
         Seed of the draw subsample.
+
+    Returns
+    -------
+    Prediction
+        Mean and standard deviations of f and y at ``Xnew``.
     """
     if (point is None) == (idata is None):
         raise ValueError("Pass exactly one of point= (a MAP point) or idata= (a posterior).")
     model = pm.modelcontext(model)
-    per_gp = _CACHE.setdefault(gp, {})
     key = (id(model), float(jitter))
-    if key not in per_gp:
-        per_gp[key] = Predictor(gp, model, jitter)
-    predictor = per_gp[key]
+    predictor = cached(gp, "predictor", key, lambda: Predictor(gp, model, jitter))
     if point is not None:
         return predictor(Xnew, point)
     return predictor.from_posterior(Xnew, idata, max_draws=max_draws, seed=seed)
 
 
 def power_function(
-    cov_func: Any, X: Any, Xnew: Any, point: Mapping[str, Any] | None = None
+    cov_func: pm.gp.cov.Covariance,
+    X: npt.ArrayLike,
+    Xnew: npt.ArrayLike,
+    point: Mapping[str, npt.ArrayLike] | None = None,
 ) -> np.ndarray:
     r"""Power function of kernel interpolation (eq. 9), noise-free.
 
@@ -230,7 +294,7 @@ def power_function(
     return np.sqrt(np.clip(var, 0.0, None))
 
 
-def _evaluate(expr: Any, point: Mapping[str, Any] | None) -> np.ndarray:
+def _evaluate(expr: pt.TensorVariable, point: Mapping[str, npt.ArrayLike] | None) -> np.ndarray:
     value = numeric_value(expr, point)
     if value is None:
         raise ValueError(

@@ -15,27 +15,36 @@ Every scaling function here is a small class with one interface:
   ``point``, a ``{name: value}`` dict such as a MAP estimate or one posterior draw.
 
 A new scaling function is one subclass that stores its parameters in ``self.params`` and
-implements ``_formula(X, xp, **params)`` once for both numpy and pytensor (``xp`` is
-:data:`NUMPY` or :data:`PYTENSOR`).
+implements ``_formula(X, **params)`` once, with pytensor operations (any elementwise function
+of ``pytensor.tensor``: ``pt.sin``, ``pt.log``, ``pt.tanh``, ``pt.sigmoid``, ...). On numpy
+arrays the same formula is compiled once per scaling function into a small pytensor function
+that runs numpy on each operation (:data:`NUMPY_MODE`). A class that needs constructor
+arguments declares an example instance with the classmethod ``example()``; the tests evaluate
+every class returned by :func:`scaling_functions` through it.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+import pytensor
 import pytensor.tensor as pt
-import scipy.special
 from pymc.pytensorf import constant_fold, rvs_in_graph
+from pytensor.compile.mode import Mode
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable, ancestors, graph_inputs
 from pytensor.graph.basic import Constant
+from pytensor.link.vm import VMLinker
+from pytensor.tensor.variable import TensorVariable
+
+from pymc_vsk.caching import cached
 
 __all__ = [
-    "NUMPY",
-    "PYTENSOR",
+    "NUMPY_MODE",
     "Corner",
     "Disk",
     "FromFunction",
@@ -47,58 +56,44 @@ __all__ = [
     "Stack",
     "Weierstrass",
     "as_scaling_function",
+    "numeric_value",
+    "numpy_or_tensor",
+    "scaling_functions",
 ]
 
 
-@dataclass(frozen=True)
-class ArrayNamespace:
-    """The handful of array functions the scaling formulas need, for one backend."""
+#: Compilation mode for evaluating ψ on numpy arrays: Python thunks that call numpy on each
+#: elementwise operation, and light rewrites. It compiles in milliseconds, where pytensor's
+#: default (Numba) mode would take a large fraction of a second per scaling function.
+#: A parameter of a scaling function: a number, an array, or a tensor (e.g. a random variable).
+Parameter = float | npt.ArrayLike | TensorVariable
 
-    name: str
-    where: Callable
-    exp: Callable
-    cos: Callable
-    sqrt: Callable
-    abs: Callable
-    sigmoid: Callable
-    stack: Callable
-    asarray: Callable
-
-
-NUMPY = ArrayNamespace(
-    "numpy",
-    np.where,
-    np.exp,
-    np.cos,
-    np.sqrt,
-    np.abs,
-    scipy.special.expit,
-    np.stack,
-    lambda v: np.asarray(v, dtype=float),
-)
-PYTENSOR = ArrayNamespace(
-    "pytensor",
-    pt.where,
-    pt.exp,
-    pt.cos,
-    pt.sqrt,
-    pt.abs,
-    pt.sigmoid,
-    pt.stack,
-    pt.as_tensor_variable,
-)
+NUMPY_MODE = Mode(linker=VMLinker(c_thunks=False, use_cloop=False), optimizer="fast_compile")
 
 
 def _is_symbolic(value: Any) -> bool:
     return isinstance(value, Variable)
 
 
-def numeric_value(value: Any, point: Mapping[str, Any] | None = None) -> np.ndarray | None:
+def numeric_value(
+    value: Parameter, point: Mapping[str, npt.ArrayLike] | None = None
+) -> np.ndarray | None:
     """Return the numeric value of a parameter, or ``None`` if it is random and not in ``point``.
 
     Plain numbers and arrays are returned as float arrays; pytensor constants and shared
     variables give their stored value; any other expression (a PyMC random variable or a
     function of some) is evaluated with the named variables in ``point`` substituted.
+
+    Parameters
+    ----------
+    value : number, array or tensor
+        The parameter.
+    point : dict, optional
+        Values of named random variables, e.g. a MAP point or one posterior draw.
+
+    Returns
+    -------
+    ndarray or None
     """
     if not _is_symbolic(value):
         return np.asarray(value, dtype=float)
@@ -128,21 +123,42 @@ def numeric_value(value: Any, point: Mapping[str, Any] | None = None) -> np.ndar
 class ScalingFunction:
     r"""Base class of scaling functions :math:`\psi` (paper, Section 3).
 
+    Parameters
+    ----------
+    **params
+        Named parameters: numbers, arrays, pytensor expressions or PyMC random variables.
+
     Attributes
     ----------
     q : int
         Number of output columns (the dimension added by the lifting).
     params : dict
-        Named parameters; numbers, arrays, pytensor expressions or PyMC random variables.
+        The named parameters.
+    example_dim : int
+        Input dimension of :meth:`example` (for the tests).
+    example_args : tuple
+        Constructor arguments of :meth:`example`.
     """
 
     q: int = 1
+    example_dim: int = 1
+    example_args: tuple = ()
 
-    def __init__(self, **params: Any) -> None:
-        self.params: dict[str, Any] = params
+    def __init__(self, **params: Parameter) -> None:
+        self.params: dict[str, Parameter] = params
+
+    @classmethod
+    def example(cls) -> ScalingFunction:
+        """An instance for the tests: ``cls(*cls.example_args)`` unless a class overrides it.
+
+        Returns
+        -------
+        ScalingFunction
+        """
+        return cls(*cls.example_args)
 
     # -- the one method a subclass implements -------------------------------------------------
-    def _formula(self, X: Any, xp: ArrayNamespace, **params: Any) -> Any:
+    def _formula(self, X: TensorVariable, **params: TensorVariable) -> TensorVariable:
         raise NotImplementedError
 
     # -- evaluation ---------------------------------------------------------------------------
@@ -151,20 +167,35 @@ class ScalingFunction:
         """True when a parameter is symbolic and not a constant (e.g. a PyMC random variable)."""
         return any(numeric_value(v) is None for v in self.params.values())
 
-    def __call__(self, X: Any) -> Any:
-        """Evaluate ψ on ``X``: numpy in, numpy out (fixed parameters); otherwise a tensor."""
+    def __call__(self, X: npt.ArrayLike | pt.TensorLike) -> np.ndarray | TensorVariable:
+        """Evaluate ψ on ``X``: numpy in, numpy out (fixed parameters); otherwise a tensor.
+
+        Parameters
+        ----------
+        X : ndarray or tensor-like, shape (n, d)
+
+        Returns
+        -------
+        ndarray or TensorVariable, shape (n,) or (n, q)
+        """
         if isinstance(X, np.ndarray) and not self.is_random:
             return self.numpy(X)
         X = pt.as_tensor_variable(X)
         params = {k: pt.as_tensor_variable(v) for k, v in self.params.items()}
-        return self._formula(X, PYTENSOR, **params)
+        return self._formula(X, **params)
 
-    def numpy(self, X: np.ndarray, point: Mapping[str, Any] | None = None) -> np.ndarray:
+    def numpy(
+        self, X: npt.ArrayLike, point: Mapping[str, npt.ArrayLike] | None = None
+    ) -> np.ndarray:
         """Evaluate ψ on a numpy array ``X`` of shape ``(n, d)``.
+
+        The formula is compiled once per scaling function and shape of its parameters, with
+        :data:`NUMPY_MODE`; new inputs and new parameter values reuse it.
 
         Parameters
         ----------
-        X : ndarray, shape (n, d)
+        X : array-like, shape (n, d)
+            Inputs.
         point : dict, optional
             Values of random parameters by name, e.g. a MAP point or one posterior draw.
 
@@ -178,7 +209,7 @@ class ScalingFunction:
                 f"psi takes a 2-D array of shape (n, d); got shape {X.shape}. "
                 "For 1-D inputs pass x[:, None]."
             )
-        params = {}
+        values = {}
         for name, value in self.params.items():
             num = numeric_value(value, point)
             if num is None:
@@ -186,8 +217,22 @@ class ScalingFunction:
                     f"{type(self).__name__} parameter {name!r} is random; pass its value with "
                     f"point={{name: value}} (e.g. a MAP estimate or one posterior draw)."
                 )
-            params[name] = num
-        return np.asarray(self._formula(X, NUMPY, **params), dtype=float)
+            values[name] = num
+        # static shapes: length-1 axes broadcast, others are free
+        key = tuple(tuple(1 if n == 1 else None for n in np.shape(v)) for v in values.values())
+        fn = cached(self, "numpy", key, lambda: self._compile_numpy(key))
+        return np.asarray(fn(X, *values.values()), dtype=float)
+
+    def _compile_numpy(self, shapes: tuple[tuple[int | None, ...], ...]) -> Callable:
+        X = pt.matrix("X", dtype="float64")
+        params = {
+            name: pt.tensor(name=name, dtype="float64", shape=shape)
+            for name, shape in zip(self.params, shapes, strict=True)
+        }
+        out = pt.as_tensor_variable(self._formula(X, **params))
+        return pytensor.function(
+            [X, *params.values()], out, mode=NUMPY_MODE, on_unused_input="ignore"
+        )
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={_short(v)}" for k, v in self.params.items())
@@ -214,7 +259,7 @@ class Jump(ScalingFunction):
     so ψ is constant between jumps and changes by ``a_k`` across location ``t_k``. A point
     exactly at a location belongs to the **right** branch (``x >= t_k``), as the target of
     Section 4.1 does. Only differences ``|ψ(x) − ψ(x')|`` enter a radial VSK, so the paper's
-    ψ = 1 for x < 0.5, 0 otherwise (NOTES.md) is ``Jump(0.5)`` up to a constant.
+    ψ(x) = 1 for x < 0.5 and 0 otherwise (Section 4.1) is ``Jump(0.5)`` up to a constant.
 
     A hard step has zero derivative in its location; to sample a random location use
     :class:`SmoothJump`.
@@ -229,13 +274,15 @@ class Jump(ScalingFunction):
         Column of ``X`` the jump acts on.
     """
 
-    def __init__(self, locations: Any, amplitudes: Any = 1.0, dim: int = 0) -> None:
+    def __init__(self, locations: Parameter, amplitudes: Parameter = 1.0, dim: int = 0) -> None:
         super().__init__(locations=_vector(locations), amplitudes=_vector(amplitudes))
         self.dim = int(dim)
 
-    def _formula(self, X, xp, locations, amplitudes):
+    example_args = (0.5,)  # the jump of Section 4.1
+
+    def _formula(self, X, locations, amplitudes):
         x = _column(X, self.dim)
-        steps = xp.where(x[:, None] >= locations[None, :], 1.0, 0.0)
+        steps = pt.where(x[:, None] >= locations[None, :], 1.0, 0.0)
         return (steps * amplitudes[None, :]).sum(axis=1)
 
 
@@ -261,14 +308,23 @@ class SmoothJump(ScalingFunction):
     """
 
     def __init__(
-        self, locations: Any, amplitudes: Any = 1.0, width: Any = 0.01, dim: int = 0
+        self,
+        locations: Parameter,
+        amplitudes: Parameter = 1.0,
+        width: Parameter = 0.01,
+        dim: int = 0,
     ) -> None:
         super().__init__(locations=_vector(locations), amplitudes=_vector(amplitudes), width=width)
         self.dim = int(dim)
 
-    def _formula(self, X, xp, locations, amplitudes, width):
+    @classmethod
+    def example(cls) -> SmoothJump:
+        """``SmoothJump(0.5, width=0.05)``."""
+        return cls(0.5, width=0.05)
+
+    def _formula(self, X, locations, amplitudes, width):
         x = _column(X, self.dim)
-        steps = xp.sigmoid((x[:, None] - locations[None, :]) / width)
+        steps = pt.sigmoid((x[:, None] - locations[None, :]) / width)
         return (steps * amplitudes[None, :]).sum(axis=1)
 
 
@@ -287,7 +343,9 @@ class Region(ScalingFunction):
     Disk, HalfPlane : regions given by a signed distance, with an optional smooth edge.
     """
 
-    def __init__(self, predicate: Callable[[Any], Any], amplitude: Any = 1.0) -> None:
+    def __init__(
+        self, predicate: Callable[[TensorVariable], TensorVariable], amplitude: Parameter = 1.0
+    ) -> None:
         if not callable(predicate):
             raise TypeError(
                 f"Region needs a callable predicate(X); got {type(predicate).__name__}."
@@ -295,24 +353,38 @@ class Region(ScalingFunction):
         super().__init__(amplitude=amplitude)
         self.predicate = predicate
 
-    def _formula(self, X, xp, amplitude):
-        return amplitude * xp.where(self.predicate(X), 1.0, 0.0)
+    example_dim = 2
+
+    @classmethod
+    def example(cls) -> Region:
+        """The region x₁ > x₂ of the unit square."""
+        return cls(lambda X: X[:, 0] > X[:, 1])
+
+    def _formula(self, X, amplitude):
+        return amplitude * pt.where(self.predicate(X), 1.0, 0.0)
 
 
 class _SignedDistanceRegion(ScalingFunction):
     """A region {x : s(x) < 0} given by a signed distance s, hard or with a logistic edge."""
 
-    def _signed_distance(self, X, xp, **params):
+    example_dim = 2
+
+    def __init__(self, amplitude: Parameter, width: Parameter | None, **params: Parameter) -> None:
+        super().__init__(**params, amplitude=amplitude, width=1.0 if width is None else width)
+        self._hard = width is None
+
+    def _signed_distance(self, X, **params):
         raise NotImplementedError
 
-    def _formula(self, X, xp, amplitude, width, **params):
-        s = self._signed_distance(X, xp, **params)
+    def _formula(self, X, amplitude, width, **params):
+        s = self._signed_distance(X, **params)
         if self.hard:
-            return amplitude * xp.where(s <= 0, 1.0, 0.0)
-        return amplitude * xp.sigmoid(-s / width)
+            return amplitude * pt.where(s <= 0, 1.0, 0.0)
+        return amplitude * pt.sigmoid(-s / width)
 
     @property
     def hard(self) -> bool:
+        """True for a hard indicator (no edge width)."""
         return self._hard
 
 
@@ -325,23 +397,28 @@ class Disk(_SignedDistanceRegion):
     Parameters
     ----------
     center : sequence of float or random variable, shape (d,)
+        Centre ``c``.
     radius : float or random variable
+        Radius ρ.
     amplitude : float or random variable, default 1.0
+        ``a``.
     width : float or random variable, optional
         Edge width; ``None`` (default) gives a hard indicator.
     """
 
-    def __init__(self, center: Any, radius: Any, amplitude: Any = 1.0, width: Any = None) -> None:
-        super().__init__(
-            center=_vector(center),
-            radius=radius,
-            amplitude=amplitude,
-            width=1.0 if width is None else width,
-        )
-        self._hard = width is None
+    def __init__(
+        self,
+        center: Parameter,
+        radius: Parameter,
+        amplitude: Parameter = 1.0,
+        width: Parameter | None = None,
+    ) -> None:
+        super().__init__(amplitude, width, center=_vector(center), radius=radius)
 
-    def _signed_distance(self, X, xp, center, radius):
-        return xp.sqrt(((X - center[None, :]) ** 2).sum(axis=1)) - radius
+    example_args = ([0.5, 0.5], 0.3)
+
+    def _signed_distance(self, X, center, radius):
+        return pt.sqrt(((X - center[None, :]) ** 2).sum(axis=1)) - radius
 
 
 class HalfPlane(_SignedDistanceRegion):
@@ -354,20 +431,23 @@ class HalfPlane(_SignedDistanceRegion):
     offset : float or random variable
         ``b``.
     amplitude : float or random variable, default 1.0
+        ``a``.
     width : float or random variable, optional
         Edge width for a logistic edge; ``None`` (default) gives a hard indicator.
     """
 
-    def __init__(self, normal: Any, offset: Any, amplitude: Any = 1.0, width: Any = None) -> None:
-        super().__init__(
-            normal=_vector(normal),
-            offset=offset,
-            amplitude=amplitude,
-            width=1.0 if width is None else width,
-        )
-        self._hard = width is None
+    def __init__(
+        self,
+        normal: Parameter,
+        offset: Parameter,
+        amplitude: Parameter = 1.0,
+        width: Parameter | None = None,
+    ) -> None:
+        super().__init__(amplitude, width, normal=_vector(normal), offset=offset)
 
-    def _signed_distance(self, X, xp, normal, offset):
+    example_args = ([1.0, 1.0], 1.0)  # x₁ + x₂ ≥ 1
+
+    def _signed_distance(self, X, normal, offset):
         return offset - (X * normal[None, :]).sum(axis=1)
 
 
@@ -387,17 +467,21 @@ class Weierstrass(ScalingFunction):
     b : float, default 3.0
     """
 
-    def __init__(self, K: int, a: Any = 0.5, b: Any = 3.0) -> None:
+    def __init__(self, K: int, a: Parameter = 0.5, b: Parameter = 3.0) -> None:
         if int(K) != K or K < 0:
             raise ValueError(f"Weierstrass needs an integer K >= 0; got {K!r}.")
         super().__init__(a=a, b=b)
         self.K = int(K)
 
-    def _formula(self, X, xp, a, b):
+    example_dim = 2
+
+    example_args = (3,)
+
+    def _formula(self, X, a, b):
         x1, x2 = X[:, 0], X[:, 1]
         total = 0.0
         for k in range(self.K + 1):
-            total = total + a**k * xp.cos(np.pi * b**k * x1) * xp.cos(np.pi * b**k * x2)
+            total = total + a**k * pt.cos(np.pi * b**k * x1) * pt.cos(np.pi * b**k * x2)
         return total
 
 
@@ -437,18 +521,18 @@ class Corner(ScalingFunction):
 
     def __init__(
         self,
-        x0: Any = 0.5,
-        amplitude: Any = 1.0,
-        decay: Any = 0.1,
-        smoothing: Any = 1e-3,
+        x0: Parameter = 0.5,
+        amplitude: Parameter = 1.0,
+        decay: Parameter = 0.1,
+        smoothing: Parameter = 1e-3,
         dim: int = 0,
     ) -> None:
         super().__init__(x0=x0, amplitude=amplitude, decay=decay, smoothing=smoothing)
         self.dim = int(dim)
 
-    def _formula(self, X, xp, x0, amplitude, decay, smoothing):
+    def _formula(self, X, x0, amplitude, decay, smoothing):
         t = _column(X, self.dim) - x0
-        return amplitude * xp.exp(-(xp.sqrt(t**2 + smoothing**2) - smoothing) / decay)
+        return amplitude * pt.exp(-(pt.sqrt(t**2 + smoothing**2) - smoothing) / decay)
 
 
 class FromFunction(ScalingFunction):
@@ -458,10 +542,10 @@ class FromFunction(ScalingFunction):
     Parameters
     ----------
     fn : callable
-        ``fn(X) -> (n,) or (n, q)``. Write it with operators and functions that work on
-        pytensor tensors (``pt.exp``, ``pt.switch`` ...). If it also works on numpy arrays
-        (as the targets in :mod:`pymc_vsk.targets` do), numpy evaluation is direct; otherwise
-        it is evaluated through pytensor.
+        ``fn(X, **params) -> (n,) or (n, q)``, written with operators and functions that work
+        on pytensor tensors (``pt.exp``, ``pt.tanh``, ``pt.switch`` ...); on numpy arrays it
+        is compiled as every scaling function is. The targets of :mod:`pymc_vsk.targets` are
+        such functions.
     q : int, default 1
         Number of output columns.
     params : dict, optional
@@ -470,7 +554,10 @@ class FromFunction(ScalingFunction):
     """
 
     def __init__(
-        self, fn: Callable[..., Any], q: int = 1, params: Mapping[str, Any] | None = None
+        self,
+        fn: Callable[..., TensorVariable],
+        q: int = 1,
+        params: Mapping[str, Parameter] | None = None,
     ) -> None:
         if not callable(fn):
             raise TypeError(f"FromFunction needs a callable; got {type(fn).__name__}.")
@@ -478,15 +565,21 @@ class FromFunction(ScalingFunction):
         self.fn = fn
         self.q = int(q)
 
-    def _formula(self, X, xp, **params):
-        out = self.fn(X, **params)
-        if xp is NUMPY and _is_symbolic(out):
-            out = out.eval()
-        return out
+    @classmethod
+    def example(cls) -> FromFunction:
+        """ψ(x) = tanh(5 (x − 0.5)), a pytensor expression."""
+        return cls(_tanh_example)
+
+    def _formula(self, X, **params):
+        return self.fn(X, **params)
 
     def __repr__(self) -> str:
         name = getattr(self.fn, "__name__", type(self.fn).__name__)
         return f"FromFunction({name}, q={self.q})"
+
+
+def _tanh_example(X: TensorVariable) -> TensorVariable:
+    return pt.tanh(5 * (X[:, 0] - 0.5))
 
 
 class Stack(ScalingFunction):
@@ -495,9 +588,10 @@ class Stack(ScalingFunction):
     Parameters
     ----------
     parts : sequence of ScalingFunction or callables
+        The columns' scaling functions (callables become :class:`FromFunction`).
     """
 
-    def __init__(self, parts: Sequence[Any]) -> None:
+    def __init__(self, parts: Sequence[ScalingFunction | Callable]) -> None:
         parts = [as_scaling_function(p) for p in parts]
         if not parts:
             raise ValueError("Stack needs at least one scaling function.")
@@ -508,22 +602,36 @@ class Stack(ScalingFunction):
             params.update({f"{i}.{k}": v for k, v in p.params.items()})
         super().__init__(**params)
 
-    def _formula(self, X, xp, **params):
+    @classmethod
+    def example(cls) -> Stack:
+        """A jump and a corner at 0.5 as two columns."""
+        return cls([Jump(0.5), Corner()])
+
+    def _formula(self, X, **params):
         cols = []
         for i, p in enumerate(self.parts):
             own = {k.split(".", 1)[1]: v for k, v in params.items() if k.startswith(f"{i}.")}
-            out = p._formula(X, xp, **own)
+            out = pt.as_tensor_variable(p._formula(X, **own))
             cols.append(out[:, None] if out.ndim == 1 else out)
-        if xp is NUMPY:
-            return np.concatenate(cols, axis=1)
         return pt.concatenate(cols, axis=1)
 
     def __repr__(self) -> str:
         return f"Stack({self.parts!r})"
 
 
-def as_scaling_function(psi: Any, q: int | None = None) -> ScalingFunction:
-    """Return ``psi`` as a ScalingFunction; a plain callable becomes :class:`FromFunction`."""
+def as_scaling_function(psi: ScalingFunction | Callable, q: int | None = None) -> ScalingFunction:
+    """Return ``psi`` as a ScalingFunction; a plain callable becomes :class:`FromFunction`.
+
+    Parameters
+    ----------
+    psi : ScalingFunction or callable
+    q : int, optional
+        Output width of a callable (default 1); checked against a scaling function's.
+
+    Returns
+    -------
+    ScalingFunction
+    """
     if isinstance(psi, ScalingFunction):
         if q is not None and q != psi.q:
             raise ValueError(f"q={q} was given but {psi!r} has q={psi.q}.")
@@ -541,3 +649,57 @@ def _vector(value: Any) -> Any:
     if _is_symbolic(value):
         return pt.atleast_1d(value)
     return np.atleast_1d(np.asarray(value, dtype=float))
+
+
+def scaling_functions() -> dict[str, type[ScalingFunction]]:
+    """Every public scaling-function class defined so far, by class name.
+
+    Classes are found as the subclasses of :class:`ScalingFunction` (recursively); private
+    ones (a leading underscore) are left out. Each has an :meth:`ScalingFunction.example`.
+
+    Returns
+    -------
+    dict of str to type
+    """
+    found: dict[str, type[ScalingFunction]] = {}
+    todo = list(ScalingFunction.__subclasses__())
+    while todo:
+        cls = todo.pop(0)
+        todo.extend(cls.__subclasses__())
+        if not cls.__name__.startswith("_"):
+            found.setdefault(cls.__name__, cls)
+    return found
+
+
+def numpy_or_tensor(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Let a function written with pytensor operations take numpy arrays too.
+
+    The decorated ``fn(x, *options)`` is called as it is on a tensor. On anything else
+    ``x`` becomes a float array and ``fn`` is compiled once per number of dimensions of ``x``
+    and ``options`` (with :data:`NUMPY_MODE`), then evaluated: numpy in, numpy out.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(x, **options)``, with ``options`` hashable constants.
+
+    Returns
+    -------
+    callable
+    """
+
+    @functools.wraps(fn)
+    def wrapper(x: Any, *args: Any, **options: Any) -> Any:
+        if _is_symbolic(x):
+            return fn(x, *args, **options)
+        x = np.asarray(x, dtype=float)
+        key = (x.ndim, args, tuple(sorted(options.items())))
+
+        def build() -> Callable:
+            inp = pt.tensor("x", dtype="float64", shape=(None,) * x.ndim)
+            out = pt.as_tensor_variable(fn(inp, *args, **options))
+            return pytensor.function([inp], out, mode=NUMPY_MODE)
+
+        return np.asarray(cached(fn, "numpy", key, build)(x), dtype=float)
+
+    return wrapper

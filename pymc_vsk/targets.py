@@ -1,21 +1,22 @@
 r"""The paper's test functions (Section 4) and node sets.
 
-Targets take ``x`` of shape ``(n,)`` or ``(n, d)`` (the first ``d`` columns are used) and
-work on numpy arrays and on pytensor tensors alike, so that a target can serve as its own
-scaling function (ψ = f, Section 4.4) through :class:`pymc_vsk.scaling.FromFunction`.
+Targets take ``x`` of shape ``(n,)`` or ``(n, d)`` (the first ``d`` columns are used). They
+are written once with pytensor operations and take numpy arrays too (numpy in, numpy out;
+see :func:`pymc_vsk.scaling.numpy_or_tensor`), so that a target can serve as its own scaling
+function (ψ = f, Section 4.4) through :class:`pymc_vsk.scaling.FromFunction`.
 
 Node sets return arrays of shape ``(N, d)`` ready for ``pm.gp`` (a column for 1-D).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from pytensor.graph import Variable
+import numpy.typing as npt
+import pytensor.tensor as pt
+from pytensor.tensor.variable import TensorVariable
 from scipy.stats import qmc
 
-from pymc_vsk.scaling import NUMPY, PYTENSOR, ArrayNamespace
+from pymc_vsk.scaling import numpy_or_tensor
 
 __all__ = [
     "JUMP_LOCATION",
@@ -33,17 +34,16 @@ __all__ = [
 JUMP_LOCATION = 0.5
 
 
-def _xp(x: Any) -> ArrayNamespace:
-    return PYTENSOR if isinstance(x, Variable) else NUMPY
+#: What a target takes and returns: a numpy array or a pytensor tensor.
+ArrayOrTensor = npt.ArrayLike | TensorVariable
 
 
-def _first_column(x: Any) -> Any:
-    if not isinstance(x, Variable):
-        x = np.asarray(x, dtype=float)
+def _first_column(x: TensorVariable) -> TensorVariable:
     return x[:, 0] if x.ndim == 2 else x
 
 
-def jump(x: Any) -> Any:
+@numpy_or_tensor
+def jump(x: ArrayOrTensor) -> ArrayOrTensor:
     r"""Discontinuous target of Section 4.1 on Ω = [0, 1]; jump of height 3 at x0 = 0.5.
 
     .. math::
@@ -51,31 +51,52 @@ def jump(x: Any) -> Any:
         f(x) = \frac{\cos(14\pi(x + 0.5))}{2x + 0.5} + (x - 0.5)^4 + 3\cdot\mathbb{1}[x < 0.5].
 
     x = 0.5 belongs to the right branch (``x >= 0.5``), as in the paper.
+
+    Parameters
+    ----------
+    x : array or tensor, shape (n,) or (n, d)
+        Points of Ω = [0, 1]; the first column is used.
+
+    Returns
+    -------
+    array or tensor, shape (n,)
+        The values of :func:`jump` at ``x``.
     """
-    xp = _xp(x)
     x = _first_column(x)
-    smooth = xp.cos(14 * np.pi * (x + 0.5)) / (2 * x + 0.5) + (x - 0.5) ** 4
-    return smooth + xp.where(x < JUMP_LOCATION, 3.0, 0.0)
+    smooth = pt.cos(14 * np.pi * (x + 0.5)) / (2 * x + 0.5) + (x - 0.5) ** 4
+    return smooth + pt.where(x < JUMP_LOCATION, 3.0, 0.0)
 
 
-def weierstrass(x: Any, a: float = 0.5, b: float = 3.0, K: int = 12) -> Any:
+@numpy_or_tensor
+def weierstrass(x: ArrayOrTensor, a: float = 0.5, b: float = 3.0, K: int = 12) -> ArrayOrTensor:
     r"""Truncated 2-D Weierstrass target of Section 4.2 (a = 0.5, b = 3, K = 12).
 
     .. math::
 
         f(x_1, x_2) = \sum_{k=0}^{K} a^k \cos(\pi b^k x_1) \cos(\pi b^k x_2).
+
+    Parameters
+    ----------
+    x : array or tensor, shape (n, 2)
+        Points (x₁, x₂).
+    a, b : float, default 0.5 and 3.0
+        Amplitude ratio and frequency ratio of consecutive terms.
+    K : int, default 12
+        Last term.
+
+    Returns
+    -------
+    array or tensor, shape (n,)
     """
-    xp = _xp(x)
     x1, x2 = x[:, 0], x[:, 1]
-    if xp is NUMPY:
-        x1, x2 = np.asarray(x1, dtype=float), np.asarray(x2, dtype=float)
     total = 0.0
     for k in range(K + 1):
-        total = total + a**k * xp.cos(np.pi * b**k * x1) * xp.cos(np.pi * b**k * x2)
+        total = total + a**k * pt.cos(np.pi * b**k * x1) * pt.cos(np.pi * b**k * x2)
     return total
 
 
-def corner(x: Any) -> Any:
+@numpy_or_tensor
+def corner(x: ArrayOrTensor) -> ArrayOrTensor:
     r"""Target with a corner (gradient jump) at x0 = 0.5, Section 4.3, on Ω = [0, 1].
 
     .. math::
@@ -84,18 +105,38 @@ def corner(x: Any) -> Any:
         - \text{ for } x \ge 0.5,\ + \text{ for } x < 0.5.
 
     f is continuous with a downward kink at 0.5 (value e^{-1/8}).
+
+    Parameters
+    ----------
+    x : array or tensor, shape (n,) or (n, d)
+        Points of Ω = [0, 1] (a column, or the first column of a matrix).
+
+    Returns
+    -------
+    array or tensor, shape (n,)
+        f(x), continuous with a kink at 0.5.
     """
-    xp = _xp(x)
     x = _first_column(x)
-    shift = xp.where(x >= JUMP_LOCATION, -0.5, 0.5)
-    return xp.exp(-0.5 * (5 * (2 * x - 1) + shift) ** 2)
+    shift = pt.where(x >= JUMP_LOCATION, -0.5, 0.5)
+    return pt.exp(-0.5 * (5 * (2 * x - 1) + shift) ** 2)
 
 
-def exp_cos(x: Any) -> Any:
-    r"""Smooth target of Section 4.4 on Ω = [−1, 1]: f(x) = exp(x) − cos(2πx)."""
-    xp = _xp(x)
+@numpy_or_tensor
+def exp_cos(x: ArrayOrTensor) -> ArrayOrTensor:
+    r"""Smooth target of Section 4.4 on Ω = [−1, 1]: f(x) = exp(x) − cos(2πx).
+
+    Parameters
+    ----------
+    x : array or tensor, shape (n,) or (n, d)
+        Points of Ω = [−1, 1]; the first column is used.
+
+    Returns
+    -------
+    array or tensor, shape (n,)
+        The values of :func:`exp_cos` at ``x``.
+    """
     x = _first_column(x)
-    return xp.exp(x) - xp.cos(2 * np.pi * x)
+    return pt.exp(x) - pt.cos(2 * np.pi * x)
 
 
 # -- node sets ----------------------------------------------------------------------------------
@@ -106,7 +147,19 @@ def _check_count(n: int, name: str = "n") -> int:
 
 
 def uniform_nodes(n: int, lower: float = 0.0, upper: float = 1.0) -> np.ndarray:
-    """``n`` equispaced nodes on [lower, upper], both ends included, shape (n, 1)."""
+    """``n`` equispaced nodes on [lower, upper], both ends included.
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes.
+    lower, upper : float, default 0 and 1
+        Ends of the interval.
+
+    Returns
+    -------
+    ndarray, shape (n, 1)
+    """
     return np.linspace(lower, upper, _check_count(n))[:, None]
 
 
@@ -115,9 +168,23 @@ def halton_nodes(
 ) -> np.ndarray:
     """The first ``n`` points of the unscrambled Halton sequence, starting at 0, shape (n, d).
 
-    This is MATLAB's ``haltonset`` default (NOTES.md), as used for Tables 2–3: in 1-D the
-    points are the base-2 van der Corput sequence 0, 1/2, 1/4, 3/4, ... so x = 0.5 is always
-    a node. Points are mapped affinely from [0, 1)^d to [lower, upper]^d.
+    This is MATLAB's ``haltonset`` default (no scrambling, no skipped or leaped points), the
+    node sets of Tables 2–3: the first N points. In 1-D they are the base-2 van der Corput
+    sequence 0, 1/2, 1/4, 3/4, ... so x = 0.5 is always a node. Points are mapped affinely
+    from [0, 1)^d to [lower, upper]^d.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    d : int, default 1
+        Dimension.
+    lower, upper : float or array, default 0 and 1
+        Bounds of the box, per coordinate or for all.
+
+    Returns
+    -------
+    ndarray, shape (n, d)
     """
     points = qmc.Halton(d=_check_count(d, "d"), scramble=False).random(_check_count(n))
     return np.asarray(lower) + points * (np.asarray(upper) - np.asarray(lower))
@@ -131,11 +198,17 @@ def chebyshev_nodes(
     Parameters
     ----------
     n : int
-    lower, upper : float
+        Number of nodes.
+    lower, upper : float, default -1 and 1
+        Ends of the interval.
     kind : {"gauss", "lobatto"}
         ``"gauss"`` (default): roots of T_n, cos((2k − 1)π / (2n)), k = 1..n, interior points;
         ``"lobatto"``: extrema cos(kπ / (n − 1)), k = 0..n−1, including both ends.
         For odd ``n`` both contain the centre of the interval.
+
+    Returns
+    -------
+    ndarray, shape (n, 1)
     """
     n = _check_count(n)
     if kind == "gauss":
@@ -150,7 +223,21 @@ def chebyshev_nodes(
 
 
 def grid_nodes(n_per_dim: int, lower: float = 0.0, upper: float = 1.0, d: int = 2) -> np.ndarray:
-    """Tensor grid of ``n_per_dim**d`` equispaced nodes on [lower, upper]^d, shape (n, d)."""
+    """Tensor grid of ``n_per_dim**d`` equispaced nodes on [lower, upper]^d.
+
+    Parameters
+    ----------
+    n_per_dim : int
+        Nodes per coordinate.
+    lower, upper : float, default 0 and 1
+        Ends of the interval in each coordinate.
+    d : int, default 2
+        Dimension.
+
+    Returns
+    -------
+    ndarray, shape (n_per_dim**d, d)
+    """
     axis = np.linspace(lower, upper, _check_count(n_per_dim, "n_per_dim"))
     mesh = np.meshgrid(*([axis] * _check_count(d, "d")), indexing="ij")
     return np.stack([m.ravel() for m in mesh], axis=1)

@@ -31,7 +31,17 @@ __all__ = ["power_function_lower_bounds", "spectral_extremes"]
 
 
 def spectral_extremes(K: np.ndarray) -> tuple[float, float]:
-    """(λ_min, λ_max) of a symmetric matrix."""
+    """(λ_min, λ_max) of a symmetric matrix.
+
+    Parameters
+    ----------
+    K : ndarray, shape (n, n)
+        A symmetric matrix.
+
+    Returns
+    -------
+    lambda_min, lambda_max : float
+    """
     eig = np.linalg.eigvalsh(np.asarray(K, dtype=float))
     return float(eig[0]), float(eig[-1])
 

@@ -7,9 +7,8 @@ symbolic input is only checked for its rank.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+import numpy.typing as npt
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 from pytensor.graph.basic import Constant
@@ -17,8 +16,17 @@ from pytensor.graph.basic import Constant
 __all__ = ["as_numeric", "check_finite", "check_inputs"]
 
 
-def as_numeric(value: Any) -> np.ndarray | None:
-    """Numeric value of ``value`` if it has one now (array, constant, shared), else ``None``."""
+def as_numeric(value: npt.ArrayLike | Variable) -> np.ndarray | None:
+    """Numeric value of ``value`` if it has one now (array, constant, shared), else ``None``.
+
+    Parameters
+    ----------
+    value : array-like or Variable
+
+    Returns
+    -------
+    ndarray or None
+    """
     if isinstance(value, Constant):
         return np.asarray(value.data)
     if isinstance(value, SharedVariable):
@@ -29,7 +37,17 @@ def as_numeric(value: Any) -> np.ndarray | None:
 
 
 def check_finite(values: np.ndarray, name: str, fix: str) -> None:
-    """Raise ``ValueError`` if ``values`` holds NaN or ±inf, naming the first bad row."""
+    """Raise ``ValueError`` if ``values`` holds NaN or ±inf, naming the first bad row.
+
+    Parameters
+    ----------
+    values : ndarray
+        Values to check.
+    name : str
+        How to call them in the message.
+    fix : str
+        The fix, ending the message.
+    """
     values = np.asarray(values, dtype=float)
     bad = ~np.isfinite(values)
     if bad.any():
@@ -44,7 +62,9 @@ def check_finite(values: np.ndarray, name: str, fix: str) -> None:
         )
 
 
-def check_inputs(X: Any, width: int, name: str = "X", owner: str = "this covariance") -> None:
+def check_inputs(
+    X: npt.ArrayLike | Variable, width: int, name: str = "X", owner: str = "this covariance"
+) -> None:
     """Check that ``X`` is a finite 2-D array with ``width`` columns.
 
     Parameters

@@ -18,7 +18,7 @@ RADIAL = {
     "Exponential": lambda r: np.exp(-0.5 * r),
     "Matern32": lambda r: (1 + SQ3 * r) * np.exp(-SQ3 * r),
     "Matern52": lambda r: (1 + SQ5 * r + 5.0 / 3.0 * r**2) * np.exp(-SQ5 * r),
-    "RatQuad": lambda r, alpha=2.5: (1 + r**2 / (2 * alpha)) ** (-alpha),
+    "RatQuad": lambda r, alpha=2.0: (1 + r**2 / (2 * alpha)) ** (-alpha),
 }
 
 
@@ -82,3 +82,17 @@ def jump_target(x):
     x = np.asarray(x, dtype=float).ravel()
     out = np.cos(14 * np.pi * (x + 0.5)) / (2 * x + 0.5) + (x - 0.5) ** 4
     return out + 3.0 * (x < 0.5)
+
+
+#: ψ of each scaling-function class's ``example()``, by class name.
+PSI_EXAMPLES = {
+    "Jump": psi_jump,
+    "SmoothJump": psi_smooth_jump,
+    "Corner": psi_corner,
+    "FromFunction": lambda X: np.tanh(5 * (X[:, 0] - 0.5)),
+    "Stack": lambda X: np.c_[psi_jump(X), psi_corner(X)],
+    "Disk": psi_disk,
+    "HalfPlane": psi_half_plane,
+    "Region": lambda X: (X[:, 0] > X[:, 1]).astype(float),
+    "Weierstrass": lambda X: psi_weierstrass(X, 3),
+}

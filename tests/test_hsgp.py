@@ -86,3 +86,9 @@ def test_prior_and_conditional_on_lifted_inputs():
     draw = pm.draw(model["f_new"], random_seed=1)
     assert draw.shape == (11,) and np.all(np.isfinite(draw))
     assert np.isfinite(model.compile_logp()(model.initial_point()))
+
+
+def test_public_names_of_the_module():
+    import pymc_vsk.hsgp
+
+    assert set(pymc_vsk.hsgp.__all__) == {"CollapsedLiftedHSGP", "LiftedHSGP"}

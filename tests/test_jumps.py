@@ -179,3 +179,27 @@ def test_bad_jump_model_arguments():
         build_jump_model(np.c_[X, X], y)
     with pytest.raises(ValueError, match="lower < upper"):
         Gaps.from_nodes(X[:, 0], 0.9, 0.1)
+
+
+def test_marginal_predictor_is_compiled_per_model_and_respects_the_model_argument():
+    from pymc_vsk.caching import cache_entries
+
+    X, y = jump_data()
+    fixed = {"sigma_f": 1.5, "sigma_n": 0.3, "priors": {"ls": 0.1, "mean": 1.2}}
+    model, gp = build_jump_model(
+        X, y, method="marginal", lower=0.1, upper=0.9, amplitude=0.7, **fixed
+    )
+    grid = np.linspace(0, 1, 7)[:, None]
+    first = gp.predict(grid, point={}, model=model)
+    gp.predict(grid, point={}, model=model)
+    assert len(cache_entries(gp, "predictor")) == 1
+    # the same GP placed in a second model whose amplitude is a free variable
+    with pm.Model() as other:
+        amplitude = pm.HalfNormal("amplitude", 1.0)
+    gp.amplitude = amplitude
+    with pytest.raises(ValueError, match=r"no value for \['amplitude'\]"):
+        gp.predict(grid, point={}, model=other)
+    again = gp.predict(grid, point={"amplitude": 0.7}, model=other)
+    assert len(cache_entries(gp, "predictor")) == 2
+    np.testing.assert_allclose(again.mean, first.mean, rtol=1e-10)
+    np.testing.assert_allclose(again.std_y, first.std_y, rtol=1e-10)

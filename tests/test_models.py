@@ -174,3 +174,25 @@ def test_bad_builder_arguments():
         build_model(X, y, sigma_n=-1.0)
     with pytest.raises(ValueError, match=r"2-D array of shape \(n, d\)"):
         build_model(X[:, 0], y)
+
+
+def test_a_number_for_mean_is_a_fixed_constant_mean():
+    X, y = jump_data()
+    model, gp = build_model(X, y, psi=Jump(0.5), mean=1.5)
+    assert sorted(v.name for v in model.free_RVs) == ["ls", "sigma_f", "sigma_n"]
+    assert isinstance(gp.mean_func, pm.gp.mean.Constant)
+    np.testing.assert_allclose(gp.mean_func(X).eval(), np.full(len(X), 1.5))
+    # a .dist() for mean is its prior; "constant" keeps the default prior
+    model, _ = build_model(X, y, psi=Jump(0.5), mean=pm.Normal.dist(0.0, 1.0))
+    assert "mean" in [v.name for v in model.free_RVs]
+    model, _ = build_model(X, y, psi=Jump(0.5), mean="constant", priors={"mean": 2.0})
+    assert "mean" not in [v.name for v in model.free_RVs]
+
+
+def test_every_registered_kernel_builds_by_name():
+    from pymc_vsk.kernels import base_kernels
+
+    X, y = jump_data()
+    for name in base_kernels():
+        model, _ = build_model(X, y, psi=Jump(0.5), kernel=name)
+        assert np.isfinite(model.compile_logp()(model.initial_point()))

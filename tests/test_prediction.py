@@ -77,11 +77,11 @@ def test_posterior_prediction_mixes_over_draws(fitted):
 def test_predictor_is_compiled_once_and_reused(fitted):
     _, _, model, gp, point = fitted
     predict(gp, np.zeros((3, 1)), point=point, model=model)
-    from pymc_vsk.prediction import _CACHE
+    from pymc_vsk.caching import cache_entries
 
-    (predictor,) = _CACHE[gp].values()
+    (predictor,) = cache_entries(gp, "predictor")
     predict(gp, np.ones((5, 1)), point=point, model=model)
-    assert list(_CACHE[gp].values()) == [predictor]
+    assert cache_entries(gp, "predictor") == [predictor]
     assert isinstance(predictor, Predictor)
 
 

@@ -25,6 +25,35 @@ def test_numpy_and_pytensor_evaluations_equal_the_reference(name):
     assert (expected.shape[1] if expected.ndim == 2 else 1) == psi.q
 
 
+def test_every_registered_class_and_kernel_has_a_closed_form_reference():
+    from pymc_vsk.kernels import base_kernels
+
+    classes = {
+        n for n, c in scaling.scaling_functions().items() if c.__module__ == "pymc_vsk.scaling"
+    }
+    assert classes >= {"Jump", "SmoothJump", "Corner", "Disk", "HalfPlane", "Stack", "FromFunction"}
+    assert classes - set(ref.PSI_EXAMPLES) == set(), "add ψ references in tests/reference.py"
+    kernels = {c.__name__ for c in base_kernels().values() if c.__module__ == "pymc.gp.cov"}
+    assert kernels >= {"ExpQuad", "Matern12", "Matern32", "Matern52", "Exponential", "RatQuad"}
+    assert kernels - set(ref.RADIAL) == set(), "add φ references in tests/reference.py"
+
+
+def test_a_new_scaling_class_is_registered_and_evaluates_on_numpy_and_tensors():
+    class Sine(scaling.ScalingFunction):
+        def __init__(self, frequency=3.0):
+            super().__init__(frequency=frequency)
+
+        def _formula(self, X, frequency):
+            return pt.sin(frequency * X[:, 0]) + pt.log1p(X[:, 0] ** 2)
+
+    assert scaling.scaling_functions()["Sine"] is Sine
+    X = inputs(1, 7, seed=3)
+    expected = np.sin(3.0 * X[:, 0]) + np.log1p(X[:, 0] ** 2)
+    np.testing.assert_allclose(Sine.example().numpy(X), expected, rtol=1e-14)
+    (symbolic,) = evaluate(Sine()(pt.as_tensor_variable(X)))
+    np.testing.assert_allclose(symbolic, expected, rtol=1e-14)
+
+
 def test_a_point_exactly_at_a_jump_belongs_to_the_right_branch():
     x = np.array([[0.5 - 1e-12], [0.5], [0.5 + 1e-12]])
     np.testing.assert_array_equal(scaling.Jump(0.5)(x), [0.0, 1.0, 1.0])

@@ -6,20 +6,8 @@ jumps are, :func:`select_jump_count` chooses how many there are from the models'
 and :mod:`pymc_vsk.jumps.cli` is the ``pymc-vsk detect-jumps`` command.
 """
 
-from pymc_vsk.jumps.models import (
-    Gaps,
-    LocationPosterior,
-    MarginalJumpGP,
-    build_jump_model,
-    location_posterior,
-)
+from pymc_vsk.jumps import models
+from pymc_vsk.jumps.models import *  # noqa: F403 (the names of models.__all__)
 from pymc_vsk.jumps.selection import select_jump_count
 
-__all__ = [
-    "Gaps",
-    "LocationPosterior",
-    "MarginalJumpGP",
-    "build_jump_model",
-    "location_posterior",
-    "select_jump_count",
-]
+__all__ = [*models.__all__, "select_jump_count"]

@@ -35,28 +35,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 import scipy.special
-from pymc.distributions.shape_utils import change_dist_size
+import xarray as xr
+from pytensor.tensor.variable import TensorVariable
 
-from pymc_vsk.covariance import kernel_from_sq_dist
+from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points, posterior
+from pymc_vsk.lifting import kernel_from_sq_dist, scaled_sq_dist
+from pymc_vsk.likelihood import gaussian_logp, gaussian_logp_from_cholesky
 from pymc_vsk.memory import check_dense
-from pymc_vsk.models import (
-    _is_dist,
-    _kernel_class,
-    _parameter,
-    _resolve_priors,
-    build_model,
-    check_data,
-    node_scales,
-)
+from pymc_vsk.models import build_model, check_data
 from pymc_vsk.prediction import Prediction
+from pymc_vsk.priors import (
+    PriorSpec,
+    base_kernel,
+    mean_function,
+    node_scales,
+    parameter,
+    resolve_priors,
+    signal_and_noise,
+)
 from pymc_vsk.scaling import SmoothJump, Stack
 
 __all__ = [
@@ -130,7 +134,17 @@ class Gaps:
         return len(self.left)
 
     def index(self, t: np.ndarray) -> np.ndarray:
-        """The gap holding each location ``t`` (−1 outside [lower, upper])."""
+        """The gap holding each location ``t`` (−1 outside [lower, upper]).
+
+        Parameters
+        ----------
+        t : array-like
+            Locations.
+
+        Returns
+        -------
+        ndarray of int
+        """
         t = np.asarray(t, dtype=float)
         g = np.searchsorted(self.right, t, side="left")
         inside = (t > self.left[0]) & (t <= self.right[-1])
@@ -156,7 +170,17 @@ class LocationPosterior:
     draws: np.ndarray | None = None
 
     def quantile(self, q: float | np.ndarray) -> np.ndarray:
-        """Posterior quantiles of t."""
+        """Posterior quantiles of t.
+
+        Parameters
+        ----------
+        q : float or array
+            Probabilities.
+
+        Returns
+        -------
+        ndarray
+        """
         if self.draws is not None:
             return np.quantile(self.draws, q)
         widths = self.gaps.right - self.gaps.left
@@ -170,32 +194,74 @@ class LocationPosterior:
 
     @property
     def mean(self) -> float:
+        """Posterior mean of the location."""
         if self.draws is not None:
             return float(np.mean(self.draws))
         return float(np.sum(self.probs * 0.5 * (self.gaps.left + self.gaps.right)))
 
     def eti(self, prob: float = 0.94) -> tuple[float, float]:
-        """Equal-tailed interval of t."""
+        """Equal-tailed interval of t.
+
+        Parameters
+        ----------
+        prob : float, default 0.94
+            Posterior mass.
+        """
         lo, hi = self.quantile([(1 - prob) / 2, (1 + prob) / 2])
         return float(lo), float(hi)
 
     def credible_gaps(self, prob: float = 0.94) -> np.ndarray:
-        """Indices of the fewest gaps holding posterior mass ``prob``, most probable first."""
+        """Indices of the fewest gaps holding posterior mass ``prob``, most probable first.
+
+        Parameters
+        ----------
+        prob : float, default 0.94
+            Posterior mass.
+        """
         order = np.argsort(-self.probs, kind="stable")
         n = int(np.searchsorted(np.cumsum(self.probs[order]), prob - 1e-12) + 1)
         return order[: min(n, len(order))]
 
     def interval(self, prob: float = 0.94) -> tuple[float, float]:
-        """Hull of the credible set of gaps: the jump lies between these nodes with ``prob``."""
+        """Hull of the credible set of gaps: the jump lies between these nodes with ``prob``.
+
+        Parameters
+        ----------
+        prob : float, default 0.94
+            Posterior mass.
+        """
         g = self.credible_gaps(prob)
         return float(self.gaps.left[g].min()), float(self.gaps.right[g].max())
 
     def covers(self, t: float, prob: float = 0.94) -> bool:
-        """Whether ``t`` lies in one of the credible gaps (left end open, right end closed)."""
+        """Whether ``t`` lies in one of the credible gaps (left end open, right end closed).
+
+        Parameters
+        ----------
+        t : float
+            A location.
+        prob : float, default 0.94
+            Posterior mass of the credible gaps.
+
+        Returns
+        -------
+        bool
+        """
         g = self.credible_gaps(prob)
         return bool(np.any((t > self.gaps.left[g]) & (t <= self.gaps.right[g])))
 
     def summary(self, prob: float = 0.94) -> str:
+        """One line: mean, equal-tailed interval, credible gaps and the most probable gap.
+
+        Parameters
+        ----------
+        prob : float, default 0.94
+            Posterior mass of the interval and the credible gaps.
+
+        Returns
+        -------
+        str
+        """
         lo, hi = self.interval(prob)
         elo, ehi = self.eti(prob)
         best = int(np.argmax(self.probs))
@@ -229,8 +295,8 @@ class MarginalJumpGP:
         self,
         cov_func: pm.gp.cov.Stationary,
         *,
-        sigma_f: Any = 1.0,
-        amplitude: Any = 1.0,
+        sigma_f: pt.TensorLike = 1.0,
+        amplitude: pt.TensorLike = 1.0,
         mean_func: pm.gp.mean.Mean | None = None,
     ) -> None:
         if not isinstance(cov_func, pm.gp.cov.Stationary) or cov_func.input_dim != 2:
@@ -243,37 +309,34 @@ class MarginalJumpGP:
         self.amplitude = amplitude
         self.mean_func = mean_func if mean_func is not None else pm.gp.mean.Zero()
 
-    def _lengthscales(self) -> tuple[Any, Any]:
-        ls = pt.as_tensor_variable(self.cov_func.ls)
-        if ls.ndim == 0:
-            return ls, ls
-        return ls[0], ls[-1]
+    def _gap_moments(
+        self, X: pt.TensorLike, Xnew: pt.TensorLike | None = None
+    ) -> TensorVariable | tuple[TensorVariable, TensorVariable]:
+        """Per-gap covariance (M, n, n) of the data and, with ``Xnew``, the cross-covariance.
 
-    def _gap_moments(self, X: Any, Xnew: Any | None = None):
-        """Per-gap covariance (M, n, n) and, with Xnew, cross/diag pieces for prediction."""
-        ls_x, ls_psi = self._lengthscales()
+        In gap g the lifted inputs are [x, a·1[x ≥ right_g]]: the lifting of
+        :mod:`pymc_vsk.lifting` with one ψ column per gap.
+        """
+        amplitude = pt.as_tensor_variable(self.amplitude)
         x = pt.as_tensor_variable(X)[:, 0]
-        side = pt.as_tensor_variable(self.gaps.side)
-        a2 = pt.square(pt.as_tensor_variable(self.amplitude) / ls_psi)
-        dx = pt.square((x[:, None] - x[None, :]) / ls_x)
-        cross = pt.square(side[:, :, None] - side[:, None, :])
-        K = pt.square(self.sigma_f) * kernel_from_sq_dist(self.cov_func, dx[None] + a2 * cross)
+        columns = [x, amplitude * pt.as_tensor_variable(self.gaps.side)]
+        scale = pt.square(self.sigma_f)
+        K = scale * kernel_from_sq_dist(self.cov_func, scaled_sq_dist(self.cov_func, columns))
         if Xnew is None:
             return K
         xs = pt.as_tensor_variable(Xnew)[:, 0]
         right = pt.as_tensor_variable(self.gaps.right)
         side_new = pt.cast(pt.ge(xs[None, :], right[:, None]), "float64")
-        dxs = pt.square((x[:, None] - xs[None, :]) / ls_x)
-        cross_s = pt.square(side[:, :, None] - side_new[:, None, :])
-        Ks = pt.square(self.sigma_f) * kernel_from_sq_dist(self.cov_func, dxs[None] + a2 * cross_s)
-        return K, Ks
+        columns_s = [xs, amplitude * side_new]
+        r2 = scaled_sq_dist(self.cov_func, columns, columns_s)
+        return K, scale * kernel_from_sq_dist(self.cov_func, r2)
 
     def marginal_likelihood(
         self,
         name: str,
-        X: Any,
-        y: Any,
-        sigma: Any,
+        X: npt.ArrayLike | pt.TensorLike,
+        y: pt.TensorLike,
+        sigma: pt.TensorLike,
         *,
         lower: float,
         upper: float,
@@ -285,6 +348,28 @@ class MarginalJumpGP:
         Creates a potential ``name`` (the log marginal likelihood) and a deterministic
         ``{name}_gap_probs`` (posterior gap probabilities given θ, for the location posterior).
         ``X`` must have one column and numeric values (the gaps are built from them).
+
+        Parameters
+        ----------
+        name : str
+            Name of the potential.
+        X : array or data container, shape (n, 1)
+            Inputs.
+        y : tensor-like, shape (n,)
+            Observations.
+        sigma : tensor-like
+            Noise standard deviation σ_n.
+        lower, upper : float
+            Range of the location prior.
+        cdf : callable, optional
+            CDF of the location prior (default: uniform on [lower, upper]).
+        jitter : float, default 1e-6
+            Added to the diagonal of each covariance.
+
+        Returns
+        -------
+        TensorVariable
+            The potential.
         """
         X_np = np.asarray(X.get_value() if hasattr(X, "get_value") else X, dtype=float)
         if X_np.ndim != 2 or X_np.shape[1] != 1:
@@ -302,24 +387,27 @@ class MarginalJumpGP:
         pm.Deterministic(f"{name}_gap_probs", pt.special.softmax(log_post))
         return pm.Potential(name, pt.logsumexp(log_post))
 
-    def _noise(self, n: Any) -> Any:
+    def _noise(self, n: pt.TensorLike) -> TensorVariable:
         return (pt.square(pt.as_tensor_variable(self.sigma)) + self.jitter) * pt.eye(n)
 
-    def _gap_logps(self) -> pt.TensorVariable:
+    def _gap_logps(self) -> TensorVariable:
         X = pt.as_tensor_variable(self.X)
-        r = pt.as_tensor_variable(self.y) - self.mean_func(X)
         K = self._gap_moments(X) + self._noise(X.shape[0])[None]
-        L = pt.linalg.cholesky(K)
-        alpha = pt.linalg.solve_triangular(
-            L, pt.broadcast_to(r[None, :, None], (L.shape[0], r.shape[0], 1)), lower=True
-        )[..., 0]
-        logdet = _log_det_chol(L)
-        n = pt.cast(X.shape[0], "float64")
-        return -0.5 * pt.sum(pt.square(alpha), axis=-1) - logdet - 0.5 * n * np.log(2 * np.pi)
+        return gaussian_logp(self.y, self.mean_func(X), K)
 
     # -- summaries --------------------------------------------------------------------------
-    def location_posterior(self, idata: Any) -> LocationPosterior:
-        """Rao–Blackwellised location posterior: the gap probabilities averaged over draws."""
+    def location_posterior(self, idata: xr.DataTree) -> LocationPosterior:
+        """Rao–Blackwellised location posterior: the gap probabilities averaged over draws.
+
+        Parameters
+        ----------
+        idata : DataTree
+            Posterior draws of the model (with ``{name}_gap_probs``).
+
+        Returns
+        -------
+        LocationPosterior
+        """
         post = posterior(idata)
         probs = np.asarray(post[f"{self.name}_gap_probs"].values)
         probs = probs.reshape(-1, probs.shape[-1]).mean(axis=0)
@@ -327,15 +415,36 @@ class MarginalJumpGP:
 
     def predict(
         self,
-        Xnew: Any,
-        point: Mapping[str, Any] | None = None,
-        idata: Any = None,
+        Xnew: npt.ArrayLike,
+        point: Mapping[str, npt.ArrayLike] | None = None,
+        idata: xr.DataTree | None = None,
         *,
         model: pm.Model | None = None,
         max_draws: int | None = 200,
         seed: int = 0,
     ) -> Prediction:
-        """Predictive mean and std of f and y, mixed over gaps (and over draws with ``idata``)."""
+        """Predictive mean and std of f and y, mixed over gaps (and over draws with ``idata``).
+
+        Parameters
+        ----------
+        Xnew : array-like, shape (m, 1)
+            Where to predict.
+        point : dict, optional
+            One parameter point, by variable name (a MAP fit's ``point``).
+        idata : DataTree, optional
+            A posterior; the prediction mixes over its draws.
+        model : pm.Model, optional
+            The model holding the GP's parameters (default: the one in context); the predictor
+            is compiled once per model.
+        max_draws : int or None, default 200
+            Cap on the number of draws mixed (``None``: no cap).
+        seed : int, default 0
+            Seed choosing the draws when capped.
+
+        Returns
+        -------
+        Prediction
+        """
         if (point is None) == (idata is None):
             raise ValueError("Pass exactly one of point= or idata=.")
         fn, names = self._predictor(pm.modelcontext(model))
@@ -354,53 +463,53 @@ class MarginalJumpGP:
             moments.append((mu, var_f, var_f + noise))
         return Prediction.mixture(moments)
 
-    def _predictor(self, model: pm.Model):
-        if getattr(self, "_compiled", None) is not None:
-            return self._compiled
+    def _predictor(self, model: pm.Model) -> tuple[Callable, list[str]]:
+        """The compiled per-gap predictive moments for ``model``, built once per model."""
+        return cached(self, "predictor", id(model), lambda: self._compile_predictor(model))
+
+    def _compile_predictor(self, model: pm.Model) -> tuple[Callable, list[str]]:
         Xnew = pt.matrix("Xnew", dtype="float64")
         X = pt.as_tensor_variable(self.X)
         r = pt.as_tensor_variable(self.y) - self.mean_func(X)
         K, Ks = self._gap_moments(X, Xnew)
-        K = K + self._noise(X.shape[0])[None]
-        L = pt.linalg.cholesky(K)
+        L = pt.linalg.cholesky(K + self._noise(X.shape[0])[None])
         A = pt.linalg.solve_triangular(L, Ks, lower=True)
         v = pt.linalg.solve_triangular(
             L, pt.broadcast_to(r[None, :, None], (L.shape[0], r.shape[0], 1)), lower=True
         )
         mu = self.mean_func(Xnew)[None, :] + pt.sum(A * v, axis=1)
         var_f = pt.square(self.sigma_f) - pt.sum(pt.square(A), axis=1)
-        logdet = _log_det_chol(L)
-        logw = (
-            pt.as_tensor_variable(self.gaps.log_weights)
-            - 0.5 * pt.sum(pt.square(v[..., 0]), axis=-1)
-            - logdet
-        )
+        logw = pt.as_tensor_variable(self.gaps.log_weights) + gaussian_logp_from_cholesky(r, L)
         noise = pt.square(pt.as_tensor_variable(self.sigma))
         outputs = [mu, var_f, noise, logw]
         ancestors = set(pytensor.graph.ancestors(outputs))
         inputs = [v for v in model.free_RVs + model.deterministics if v in ancestors]
         fn = pytensor.function([Xnew, *inputs], outputs, on_unused_input="ignore")
-        self._compiled = (fn, [v.name for v in inputs])
-        return self._compiled
-
-
-def _log_det_chol(L: pt.TensorVariable) -> pt.TensorVariable:
-    """½ log det of each K = L Lᵀ in a batch: Σ log diag L.
-
-    The diagonal is taken with an elementwise mask rather than ``pt.diagonal``, whose batched
-    gradient (AllocDiag) runs in Numba's slow object mode.
-    """
-    eye = pt.eye(L.shape[-1], dtype=L.dtype)
-    return pt.sum(pt.log(pt.sum(L * eye, axis=-1)), axis=-1)
+        return fn, [v.name for v in inputs]
 
 
 def location_posterior(
-    idata: Any, X: np.ndarray, lower: float, upper: float, name: str = "location"
+    idata: xr.DataTree, X: npt.ArrayLike, lower: float, upper: float, name: str = "location"
 ) -> list[LocationPosterior]:
     """Location posteriors of the relaxation (``method="smooth"``), one per jump, from draws.
 
     Each draw of t_k is assigned to its gap between nodes, which gives the gap probabilities
     and the credible set of gaps; quantiles come from the draws themselves.
+
+    Parameters
+    ----------
+    idata : DataTree
+        Posterior draws.
+    X : array-like, shape (n, 1)
+        Nodes.
+    lower, upper : float
+        Range of the location prior.
+    name : str, default "location"
+        Name of the location variable.
+
+    Returns
+    -------
+    list of LocationPosterior
     """
     gaps = Gaps.from_nodes(np.asarray(X, dtype=float)[:, 0], lower, upper)
     draws = np.asarray(posterior(idata)[name].values)
@@ -416,20 +525,20 @@ def location_posterior(
 
 
 def build_jump_model(
-    X: Any,
-    y: Any,
+    X: npt.ArrayLike,
+    y: npt.ArrayLike,
     *,
     n_jumps: int = 1,
     method: str = "smooth",
     lower: float | None = None,
     upper: float | None = None,
-    width: Any = None,
-    amplitude: Any = None,
+    width: PriorSpec | None = None,
+    amplitude: PriorSpec | None = None,
     kernel: str = "matern52",
-    priors: str | Mapping[str, Any] = "default",
-    mean: str = "constant",
-    **overrides: Any,
-) -> tuple[pm.Model, Any]:
+    priors: str | Mapping[str, PriorSpec] = "default",
+    mean: str | PriorSpec = "constant",
+    **overrides: PriorSpec,
+) -> tuple[pm.Model, pm.gp.Marginal | MarginalJumpGP]:
     """A VSK GP with ``n_jumps`` jumps of unknown location and amplitude in 1-D.
 
     Parameters
@@ -498,14 +607,6 @@ def build_jump_model(
     raise ValueError(f"method must be 'smooth' or 'marginal'; got {method!r}.")
 
 
-def _random(name: str, spec: Any, shape: tuple[int, ...] = ()) -> Any:
-    if _is_dist(spec):
-        if shape:
-            spec = change_dist_size(spec, shape)
-        return pm.modelcontext(None).register_rv(spec, name)
-    return spec
-
-
 def _smooth(X, y, K, lower, upper, width, spacing, amp_spec, kernel, priors, mean, overrides):
     initval = lower + (upper - lower) * (np.arange(K) + 1) / (K + 1)
     if K == 1:
@@ -521,28 +622,21 @@ def _smooth(X, y, K, lower, upper, width, spacing, amp_spec, kernel, priors, mea
             transform=pm.distributions.transforms.ordered,
         )
         locations = [location[k] for k in range(K)]
-    amps = _random("amplitude", amp_spec, (K,) if K > 1 else ())
+    amps = parameter("amplitude", amp_spec, (K,) if K > 1 else None, nonnegative=False)
     amps = [amps[k] for k in range(K)] if K > 1 else [amps]
-    w = _random("width", 0.25 * spacing if width is None else width)
+    w = parameter("width", 0.25 * spacing if width is None else width)
     psi = Stack([SmoothJump(t, a, width=w) for t, a in zip(locations, amps, strict=True)])
     return build_model(X, y, psi=psi, kernel=kernel, priors=priors, mean=mean, **overrides)
 
 
 def _marginal(X, y, lower, upper, amp_spec, kernel, priors, mean, overrides):
-    specs = _resolve_priors(priors, X, y)
-    specs.update(overrides)
+    specs = resolve_priors(priors, X, y, overrides)
     pm.Data("X", X)
     y_data = pm.Data("y_data", y)
-    ls = _parameter("ls", specs["ls"])
-    base = _kernel_class(kernel)(2, ls=ls)
-    sigma_f = _parameter("sigma_f", specs["sigma_f"])
-    sigma_n = _parameter("sigma_n", specs["sigma_n"])
-    amplitude = _random("amplitude", amp_spec)
-    mean_func = (
-        pm.gp.mean.Constant(_parameter("mean", specs["mean"]))
-        if mean == "constant"
-        else pm.gp.mean.Zero()
-    )
+    base = base_kernel(kernel, 2, specs)
+    sigma_f, sigma_n = signal_and_noise(specs)
+    amplitude = parameter("amplitude", amp_spec, nonnegative=False)
+    mean_func = mean_function(mean, specs)
     gp = MarginalJumpGP(base, sigma_f=sigma_f, amplitude=amplitude, mean_func=mean_func)
     gp.marginal_likelihood("y", X, y_data, sigma_n, lower=lower, upper=upper)
     return gp

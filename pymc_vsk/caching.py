@@ -1,0 +1,60 @@
+"""Compiled functions cached with the object they belong to.
+
+Compiling a pytensor function costs far more than calling it, and the models of this package
+are fitted, predicted from and evaluated many times. Every compiled function is therefore
+kept with its owner (a ``pm.Model``, a GP, a scaling function) in one weak cache: the entry
+lives as long as the owner does, and a different set of options (the ``key``) gets its own
+entry. Compiled functions read data containers when called, so data swapped with
+``pm.set_data`` are seen without recompiling.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Hashable
+
+__all__ = ["cache_entries", "cached"]
+
+_STORE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def cached[T](owner: object, kind: str, key: Hashable, build: Callable[[], T]) -> T:
+    """Return the cached value for ``(kind, key)`` of ``owner``, building it on first use.
+
+    Parameters
+    ----------
+    owner : object
+        The object the value belongs to; it must support weak references and is not kept
+        alive by the cache.
+    kind : str
+        What is cached (e.g. ``"objective"``, ``"predictor"``), so that one owner can hold
+        several kinds of compiled functions.
+    key : hashable
+        The options the value depends on (e.g. a compilation mode, a jitter).
+    build : callable
+        ``build() -> value``, called once per ``(owner, kind, key)``.
+
+    Returns
+    -------
+    object
+        The value returned by ``build``.
+    """
+    per_owner = _STORE.setdefault(owner, {})
+    if (kind, key) not in per_owner:
+        per_owner[kind, key] = build()
+    return per_owner[kind, key]
+
+
+def cache_entries(owner: object, kind: str) -> list:
+    """The values cached for ``owner`` under ``kind``, in the order they were built.
+
+    Parameters
+    ----------
+    owner : object
+    kind : str
+
+    Returns
+    -------
+    list
+    """
+    return [value for (k, _), value in _STORE.get(owner, {}).items() if k == kind]

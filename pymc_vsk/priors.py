@@ -1,0 +1,348 @@
+r"""Hyper-parameters of the GP regression models: default priors scaled to the data.
+
+The models of :func:`pymc_vsk.build_model` and :func:`pymc_vsk.jumps.build_jump_model` have
+the hyper-parameters of eq. (15): the length scale(s) ``ls`` of the base kernel, the signal
+standard deviation ``sigma_f``, the noise standard deviation ``sigma_n`` and a constant mean
+``mean``. This module creates them, for both.
+
+Default priors (``priors="default"``), scaled to the data given at build time:
+
+* ``ls`` ~ InverseGamma(α, β), with 1 % of its mass below the smallest distance between two
+  nodes and 1 % above the largest (the span of the data): length scales the data cannot
+  inform are unlikely, and the tails are light at both ends;
+* ``sigma_f`` ~ HalfNormal(2 · sd(y));
+* ``sigma_n`` ~ HalfNormal(sd(y));
+* ``mean`` ~ Normal(mean(y), 2 · sd(y)).
+
+``priors="flat"`` puts improper flat priors (``HalfFlat``/``Flat``) on all of them. The MAP
+estimate is then the maximum-likelihood estimate, which is what MATLAB's ``fitrgp`` computes
+(its default fit method maximises the marginal likelihood over the kernel parameters, the
+noise standard deviation and the constant basis coefficient), the fits of the paper. Any
+entry can be overridden by a number (a fixed value; ``sigma_n=0`` is interpolation), a
+tensor, or a ``.dist()`` distribution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import numpy.typing as npt
+import pymc as pm
+import pytensor.tensor as pt
+import scipy.optimize
+import scipy.spatial
+import scipy.stats
+from pymc.distributions.distribution import SymbolicRandomVariable
+from pymc.distributions.shape_utils import change_dist_size
+from pytensor.tensor.random.op import RandomVariable
+
+from pymc_vsk.kernels import kernel_class, make_base_kernel
+
+__all__ = [
+    "MEAN_TYPES",
+    "PARAMETERS",
+    "PriorSpec",
+    "base_kernel",
+    "default_priors",
+    "flat_priors",
+    "inverse_gamma_for_range",
+    "is_dist",
+    "mean_function",
+    "node_scales",
+    "parameter",
+    "resolve_priors",
+    "signal_and_noise",
+]
+
+#: The hyper-parameters of the models, by name.
+PARAMETERS = ("ls", "sigma_f", "sigma_n", "mean")
+
+#: The kinds of mean function by name: a constant with a prior, or zero.
+MEAN_TYPES = ("constant", "zero")
+
+#: A prior specification: a ``.dist()`` distribution, a tensor or a fixed number/array.
+PriorSpec = pt.TensorVariable | float | npt.ArrayLike
+
+
+def inverse_gamma_for_range(lower: float, upper: float, tail: float = 0.01) -> tuple[float, float]:
+    """InverseGamma(α, β) with probability ``tail`` below ``lower`` and ``tail`` above ``upper``.
+
+    Solved with scipy in log-parameters; used for the default length-scale prior.
+
+    Parameters
+    ----------
+    lower, upper : float
+        The range, ``0 < lower < upper``.
+    tail : float, default 0.01
+        Probability of each tail.
+
+    Returns
+    -------
+    alpha, beta : float
+        Shape and scale of the inverse gamma distribution.
+    """
+    if not 0 < lower < upper:
+        raise ValueError(f"Need 0 < lower < upper; got lower={lower}, upper={upper}.")
+
+    def residual(log_params: np.ndarray) -> np.ndarray:
+        a, b = np.exp(log_params)
+        dist = scipy.stats.invgamma(a, scale=b)
+        return np.array([np.log(dist.cdf(lower) / tail), np.log(dist.sf(upper) / tail)])
+
+    guess = np.log([3.0, 2.0 * lower * upper / (lower + upper) * 2.0])
+    sol = scipy.optimize.root(residual, guess, method="hybr")
+    if not sol.success or np.max(np.abs(residual(sol.x))) > 1e-6:
+        sol = scipy.optimize.least_squares(residual, guess)
+    a, b = np.exp(sol.x)
+    return float(a), float(b)
+
+
+def node_scales(X: npt.ArrayLike) -> tuple[float, float]:
+    """Smallest distance between two distinct nodes and the span (diameter of the bounding box).
+
+    O(n log n) with a k-d tree, so it is cheap for large n.
+
+    Parameters
+    ----------
+    X : array-like, shape (n, d)
+
+    Returns
+    -------
+    spacing, span : float
+    """
+    X = np.asarray(X, dtype=float)
+    span = float(np.linalg.norm(np.ptp(X, axis=0)))
+    unique = np.unique(X, axis=0)
+    if len(unique) < 2:
+        raise ValueError("X needs at least two distinct nodes to set length-scale scales.")
+    nearest, _ = scipy.spatial.cKDTree(unique).query(unique, k=2)
+    return float(nearest[:, 1].min()), span
+
+
+def default_priors(X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, pt.TensorVariable]:
+    """The weakly-informative default priors for data ``X, y``, as ``.dist()`` objects.
+
+    Parameters
+    ----------
+    X : array-like, shape (n, d)
+    y : array-like, shape (n,)
+
+    Returns
+    -------
+    dict
+        ``ls``, ``sigma_f``, ``sigma_n``, ``mean`` (see the module docstring).
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    alpha, beta = inverse_gamma_for_range(*node_scales(X))
+    scale = float(np.std(y)) if np.std(y) > 0 else 1.0
+    return {
+        "ls": pm.InverseGamma.dist(alpha=alpha, beta=beta),
+        "sigma_f": pm.HalfNormal.dist(sigma=2.0 * scale),
+        "sigma_n": pm.HalfNormal.dist(sigma=scale),
+        "mean": pm.Normal.dist(mu=float(np.mean(y)), sigma=2.0 * scale),
+    }
+
+
+def flat_priors() -> dict[str, pt.TensorVariable]:
+    """Improper flat priors on every hyper-parameter: MAP = maximum likelihood (``fitrgp``).
+
+    Returns
+    -------
+    dict
+        ``HalfFlat`` for ``ls``, ``sigma_f``, ``sigma_n``; ``Flat`` for ``mean``.
+    """
+    return {
+        "ls": pm.HalfFlat.dist(),
+        "sigma_f": pm.HalfFlat.dist(),
+        "sigma_n": pm.HalfFlat.dist(),
+        "mean": pm.Flat.dist(),
+    }
+
+
+def resolve_priors(
+    priors: str | Mapping[str, PriorSpec],
+    X: npt.ArrayLike,
+    y: npt.ArrayLike,
+    overrides: Mapping[str, PriorSpec] | None = None,
+) -> dict[str, PriorSpec]:
+    """The prior specification of every hyper-parameter.
+
+    Parameters
+    ----------
+    priors : {"default", "flat"} or dict
+        Prior family, or a dict of entries overriding the defaults.
+    X, y : array-like
+        Training data (for the default priors' scales).
+    overrides : dict, optional
+        Entries that take precedence over ``priors``.
+
+    Returns
+    -------
+    dict
+        One specification per name of :data:`PARAMETERS`.
+
+    Raises
+    ------
+    ValueError
+        An unknown family or parameter name.
+    """
+    for given in (priors if not isinstance(priors, str) else {}), (overrides or {}):
+        unknown = set(given) - set(PARAMETERS)
+        if unknown:
+            raise ValueError(
+                f"Unknown prior(s) {sorted(unknown)}; parameters are {list(PARAMETERS)}."
+            )
+    if isinstance(priors, str):
+        if priors == "default":
+            specs = default_priors(X, y)
+        elif priors == "flat":
+            specs = flat_priors()
+        else:
+            raise ValueError(f"priors must be 'default', 'flat' or a dict; got {priors!r}.")
+    else:
+        specs = {**default_priors(X, y), **priors}
+    return {**specs, **(overrides or {})}
+
+
+def is_dist(spec: object) -> bool:
+    """True for an unregistered distribution made with ``pm.<Dist>.dist(...)``.
+
+    Parameters
+    ----------
+    spec : object
+        A prior specification.
+
+    Returns
+    -------
+    bool
+        False for a variable already registered in the model in context.
+    """
+    if not isinstance(spec, pt.TensorVariable) or spec.owner is None:
+        return False
+    model = pm.Model.get_context(error_if_none=False)
+    if model is not None and spec in model.named_vars.values():
+        return False
+    return isinstance(spec.owner.op, RandomVariable | SymbolicRandomVariable)
+
+
+def parameter(
+    name: str,
+    spec: PriorSpec,
+    shape: tuple[int, ...] | None = None,
+    *,
+    nonnegative: bool = True,
+) -> pt.TensorVariable | np.ndarray:
+    """A model variable from a prior specification, in the model in context.
+
+    Parameters
+    ----------
+    name : str
+        Name of the variable.
+    spec : distribution, tensor or number
+        A ``.dist()`` is registered as ``name`` (with ``shape`` if given); a tensor is used
+        as it is; a number or array is a fixed value.
+    shape : tuple of int, optional
+        Shape of a registered distribution (e.g. one length scale per lifted coordinate).
+    nonnegative : bool, default True
+        Whether a fixed value must be >= 0.
+
+    Returns
+    -------
+    TensorVariable or ndarray
+    """
+    if is_dist(spec):
+        if shape:
+            spec = change_dist_size(spec, shape)
+        return pm.modelcontext(None).register_rv(spec, name)
+    if isinstance(spec, pt.Variable):
+        return spec
+    value = np.asarray(spec, dtype=float)
+    if not np.all(np.isfinite(value)) or (nonnegative and np.any(value < 0)):
+        bound = "finite and >= 0" if nonnegative else "finite"
+        raise ValueError(f"A fixed {name} must be {bound}; got {value.tolist()}.")
+    return value
+
+
+def base_kernel(
+    kernel: str | type[pm.gp.cov.Stationary] | pm.gp.cov.Covariance,
+    input_dim: int,
+    specs: Mapping[str, PriorSpec],
+    ard: bool = False,
+) -> pm.gp.cov.Covariance:
+    """The base kernel with its length-scale variable ``ls``.
+
+    Parameters
+    ----------
+    kernel : str, Stationary subclass or Covariance
+        Kernel by name or class (see :func:`pymc_vsk.kernels.base_kernels`); an instance is
+        returned as it is, and no length-scale variable is made.
+    input_dim : int
+        Width of the kernel's inputs (d + q for a VSK).
+    specs : dict
+        Prior specifications (:func:`resolve_priors`).
+    ard : bool, default False
+        One length scale per input coordinate instead of one.
+
+    Returns
+    -------
+    pm.gp.cov.Covariance
+    """
+    if isinstance(kernel, pm.gp.cov.Covariance):
+        return kernel
+    cls = kernel_class(kernel)
+    ls = parameter("ls", specs["ls"], (input_dim,) if ard else None)
+    return make_base_kernel(cls, input_dim, ls)
+
+
+def signal_and_noise(specs: Mapping[str, PriorSpec]) -> tuple:
+    """The signal and noise standard deviations ``sigma_f`` and ``sigma_n``.
+
+    Parameters
+    ----------
+    specs : dict
+        Prior specifications (:func:`resolve_priors`).
+
+    Returns
+    -------
+    sigma_f, sigma_n : TensorVariable or ndarray
+    """
+    return parameter("sigma_f", specs["sigma_f"]), parameter("sigma_n", specs["sigma_n"])
+
+
+def check_mean(mean: str | PriorSpec) -> None:
+    """Raise ``ValueError`` for a mean given by an unknown name.
+
+    Parameters
+    ----------
+    mean : str, number, tensor or distribution
+        See :func:`mean_function`.
+    """
+    if isinstance(mean, str) and mean not in MEAN_TYPES:
+        raise ValueError(
+            f"mean must be 'constant', 'zero', a number (a fixed constant mean) or a .dist() "
+            f"prior; got {mean!r}."
+        )
+
+
+def mean_function(mean: str | PriorSpec, specs: Mapping[str, PriorSpec]) -> pm.gp.mean.Mean:
+    """The mean function: a constant m with a prior, a fixed constant, or zero.
+
+    Parameters
+    ----------
+    mean : {"constant", "zero"}, number, tensor or distribution
+        ``"constant"``: a constant mean with the prior ``specs["mean"]``; ``"zero"``: zero
+        mean; a number, tensor or ``.dist()``: a constant mean with that fixed value or prior.
+    specs : dict
+        Prior specifications (:func:`resolve_priors`).
+
+    Returns
+    -------
+    pm.gp.mean.Mean
+    """
+    check_mean(mean)
+    if isinstance(mean, str):
+        if mean == "zero":
+            return pm.gp.mean.Zero()
+        mean = specs["mean"]
+    return pm.gp.mean.Constant(parameter("mean", mean, nonnegative=False))
