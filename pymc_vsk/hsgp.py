@@ -74,6 +74,8 @@ class LiftedHSGP(pm.gp.HSGP):
                 f"input_dim = {cov_func.input_dim} leaves no room for x."
             )
         super().__init__(m=m, L=L, c=c, cov_func=cov_func, **kwargs)
+        #: The model in context at construction, where :func:`pymc_vsk.predict` looks first.
+        self.model = pm.Model.get_context(error_if_none=False)
 
     def lift(self, X: npt.ArrayLike | pt.TensorLike) -> np.ndarray | TensorVariable:
         """Lifted inputs [X, ψ(X)] (:func:`pymc_vsk.lifting.lift`).
@@ -194,21 +196,27 @@ class CollapsedLiftedHSGP(LiftedHSGP):
         quad = rr / s2 - pt.sum(pt.square(v)) / pt.square(s2)
         return -0.5 * (quad + logdet_B + st["n"] * pt.log(s2) + st["n"] * np.log(2 * np.pi))
 
-    def predict_moments(self, Xnew: npt.ArrayLike) -> tuple[TensorVariable, TensorVariable]:
+    def predict_moments(
+        self, Xnew: npt.ArrayLike | pt.TensorLike, diag: bool = True
+    ) -> tuple[TensorVariable, TensorVariable]:
         """Symbolic predictive mean and variance of f at ``Xnew`` (functions of the RVs).
 
         Parameters
         ----------
-        Xnew : array-like, shape (m, d)
+        Xnew : array-like or tensor, shape (m, d)
+        diag : bool, default True
+            The variances (m,), or the full covariance (m, m).
 
         Returns
         -------
-        mean, var : TensorVariable, shape (m,)
+        mean : TensorVariable, shape (m,)
+        var : TensorVariable, shape (m,) or (m, m)
         """
         s2, L, _, v = self._posterior_pieces(self._sqrt_psd, self.sigma, self.mean)
-        phi_new, _ = self.prior_linearized(np.asarray(Xnew, dtype=float))
-        G = pt.as_tensor_variable(np.asarray(phi_new.eval())) * self._sqrt_psd[None, :]
+        value = as_numeric(Xnew)
+        phi_new, _ = self.prior_linearized(Xnew if value is None else value.astype(float))
+        G = pt.as_tensor_variable(phi_new) * self._sqrt_psd[None, :]
         w = pt.linalg.solve_triangular(L.T, v, lower=False) / s2  # B⁻¹ u / σ²
         mean = self.mean + G @ w
         H = pt.linalg.solve_triangular(L, G.T, lower=True)
-        return mean, pt.sum(pt.square(H), axis=0)
+        return mean, pt.sum(pt.square(H), axis=0) if diag else H.T @ H

@@ -318,4 +318,5 @@ class Marginal(pm.gp.Marginal):
         )
         mu, cov = self._build_marginal_likelihood(X=X, noise_func=noise, jitter=jitter)
         self.X, self.y, self.sigma = X, y, noise
+        self.model = pm.modelcontext(None)  # so that predictions need no model context
         return MarginalNormal(name, mu=mu, cov=cov, observed=y, **kwargs)

@@ -17,8 +17,8 @@ argument, so predicting at other points, other draws or after ``set_data`` never
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -26,44 +26,56 @@ import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 import scipy.linalg
+import scipy.special
 import xarray as xr
 from pytensor.graph import ancestors
 
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points
+from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import as_numeric, check_inputs
 
-__all__ = ["Prediction", "Predictor", "power_function", "predict"]
+__all__ = ["Prediction", "Predictor", "model_of", "power_function", "predict"]
 
 
 @dataclass
 class Prediction:
-    """Predictive summaries at new points, each of shape (m,).
+    r"""The predictive distribution at new points: a mixture of Gaussians.
+
+    Each component is the Gaussian conditional of one posterior draw (one component for a
+    point; for the jump model with its location summed out, one per draw and gap). Point
+    summaries (mean, std) are the mixture's moments; quantiles and intervals are exact
+    (root-finding on the mixture CDF); joint draws sample the components' full covariances.
 
     Attributes
     ----------
-    mean : array
-        Predictive mean (the same for f and for y).
-    std_f : array
-        Standard deviation of the latent f.
-    std_y : array
-        Standard deviation of a new noisy observation y (includes σ_n).
+    means : ndarray, shape (K, m)
+        Component means (the same for f and for y).
+    var_f : ndarray, shape (K, m)
+        Component variances of the latent f.
+    var_y : ndarray, shape (K, m), or None
+        Component variances of a new noisy observation y (σ_n² included); ``None`` for a
+        GP without a Gaussian noise model (``pm.gp.Latent``, :class:`~pymc_vsk.hsgp.LiftedHSGP`).
+    weights : ndarray, shape (K,)
+        Component weights (summing to 1).
     n_draws : int
         Number of posterior draws mixed (1 for a point).
     """
 
-    mean: np.ndarray
-    std_f: np.ndarray
-    std_y: np.ndarray
+    means: np.ndarray
+    var_f: np.ndarray
+    var_y: np.ndarray | None
+    weights: np.ndarray
     n_draws: int = 1
+    sampler: Callable[[int, np.random.Generator, str], np.ndarray] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @classmethod
     def mixture(cls, moments: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> Prediction:
-        """The equal-weight mixture of per-draw (mean, var_f, var_y): total variance.
-
-        Var = E[var] + Var[mean] over the draws, for f and for y alike.
+        """The equal-weight mixture of per-draw Gaussians given by (mean, var_f, var_y).
 
         Parameters
         ----------
@@ -74,52 +86,260 @@ class Prediction:
         -------
         Prediction
         """
-        means, var_f, var_y = (np.asarray(m) for m in zip(*moments, strict=True))
-        spread = means.var(axis=0)
-        return cls(
-            means.mean(axis=0),
-            np.sqrt(var_f.mean(axis=0) + spread),
-            np.sqrt(var_y.mean(axis=0) + spread),
-            len(means),
-        )
+        means, var_f, var_y = (np.asarray(m, dtype=float) for m in zip(*moments, strict=True))
+        return cls(means, var_f, var_y, np.full(len(means), 1.0 / len(means)), len(means))
+
+    # -- moments ----------------------------------------------------------------------------
+    @property
+    def mean(self) -> np.ndarray:
+        """Predictive mean, shape (m,) (the same for f and for y)."""
+        return self.weights @ self.means
+
+    @property
+    def std_f(self) -> np.ndarray:
+        """Predictive standard deviation of the latent f, shape (m,)."""
+        return np.sqrt(self._variance(self.var_f))
+
+    @property
+    def std_y(self) -> np.ndarray:
+        """Predictive standard deviation of a new noisy observation y, shape (m,)."""
+        return np.sqrt(self._variance(self._component_var("y")))
+
+    def _variance(self, var: np.ndarray) -> np.ndarray:
+        spread = self.weights @ np.square(self.means - self.mean)
+        return np.clip(self.weights @ var + spread, 0.0, None)
+
+    def _component_var(self, of: str) -> np.ndarray:
+        if of == "f":
+            return self.var_f
+        if of != "y":
+            raise ValueError(f"of must be 'f' (the latent function) or 'y' (noisy); got {of!r}.")
+        if self.var_y is None:
+            raise ValueError(
+                "This GP has no Gaussian noise model (its likelihood is yours), so the "
+                "predictive distribution of y is not defined here; use of='f'."
+            )
+        return self.var_y
+
+    # -- quantiles and intervals -------------------------------------------------------------
+    def cdf(self, x: npt.ArrayLike, of: str = "y") -> np.ndarray:
+        """The predictive CDF at values ``x`` (broadcast against the m points).
+
+        Parameters
+        ----------
+        x : array-like, shape (..., m)
+            Values, one per point (or broadcastable to that).
+        of : {"y", "f"}, default "y"
+            A new noisy observation or the latent function.
+
+        Returns
+        -------
+        ndarray, shape (..., m)
+        """
+        return self._cdf(np.asarray(x, dtype=float), np.sqrt(self._component_var(of)))
+
+    def _cdf(self, x: np.ndarray, std: np.ndarray) -> np.ndarray:
+        # components of zero variance (a latent GP's deterministic draws) are point masses
+        z = x[..., None, :] - self.means
+        step = np.where(z >= 0, np.inf, -np.inf)
+        z = np.divide(z, std, out=step, where=std > 0)
+        return np.einsum("k,...km->...m", self.weights, scipy.special.ndtr(z))
+
+    def quantile(self, q: float | npt.ArrayLike, of: str = "y") -> np.ndarray:
+        """Quantiles of the predictive distribution, exact for the mixture over draws.
+
+        Solves F(x) = q on the mixture CDF by bisection to machine precision (closed form for
+        one Gaussian component).
+
+        Parameters
+        ----------
+        q : float or array-like
+            Probabilities in (0, 1).
+        of : {"y", "f"}, default "y"
+            A new noisy observation or the latent function.
+
+        Returns
+        -------
+        ndarray, shape (m,) for a scalar ``q``, else (len(q), m)
+        """
+        q = np.asarray(q, dtype=float)
+        if np.any((q <= 0) | (q >= 1)):
+            raise ValueError(f"Probabilities must lie in (0, 1); got {q}.")
+        std = np.sqrt(self._component_var(of))
+        flat = q.reshape(-1, 1)
+        if len(self.weights) == 1:
+            out = self.means[0] + std[0] * scipy.special.ndtri(flat)
+        else:
+            out = self._solve_cdf(np.broadcast_to(flat, (len(flat), self.means.shape[1])), std)
+        return out.reshape(*q.shape, -1)
+
+    def _solve_cdf(self, q: np.ndarray, std: np.ndarray) -> np.ndarray:
+        low = np.broadcast_to((self.means - 40 * std).min(axis=0) - 1e-12, q.shape).copy()
+        high = np.broadcast_to((self.means + 40 * std).max(axis=0) + 1e-12, q.shape).copy()
+        for _ in range(200):
+            mid = 0.5 * (low + high)
+            if np.all((mid == low) | (mid == high)):
+                break
+            below = self._cdf(mid, std) < q
+            low = np.where(below, mid, low)
+            high = np.where(below, high, mid)
+        return 0.5 * (low + high)
+
+    def interval(
+        self, prob: float = 0.94, of: str = "y", kind: str = "eti"
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A pointwise credible interval of probability ``prob``.
+
+        Parameters
+        ----------
+        prob : float, default 0.94
+            Probability inside the interval.
+        of : {"y", "f"}, default "y"
+            A new noisy observation or the latent function.
+        kind : {"eti", "hdi"}, default "eti"
+            Equal-tailed, or highest-density: the interval of mass ``prob`` whose ends have
+            equal density, the shortest such interval for a unimodal predictive density (which
+            each Gaussian component and mixtures of nearby components are).
+
+        Returns
+        -------
+        lower, upper : ndarray, shape (m,)
+        """
+        if not 0 < prob < 1:
+            raise ValueError(f"prob must lie in (0, 1); got {prob}.")
+        if kind == "eti":
+            lower, upper = self.quantile([(1 - prob) / 2, (1 + prob) / 2], of=of)
+            return lower, upper
+        if kind != "hdi":
+            raise ValueError(f"kind must be 'eti' or 'hdi'; got {kind!r}.")
+        if len(self.weights) == 1:
+            return self.interval(prob, of=of, kind="eti")
+        std = np.sqrt(self._component_var(of))
+        m = self.means.shape[1]
+        # bisection on the lower tail mass a: density(Q(a)) - density(Q(a + prob)) grows in a
+        a_low, a_high = np.zeros(m), np.full(m, 1.0 - prob)
+        for _ in range(40):
+            a = 0.5 * (a_low + a_high)
+            ends = self._solve_cdf(np.stack([a, a + prob]), std)
+            dens = self._pdf(ends, std)
+            left = dens[0] < dens[1]
+            a_low, a_high = np.where(left, a, a_low), np.where(left, a_high, a)
+        a = np.clip(0.5 * (a_low + a_high), 1e-12, 1.0 - prob - 1e-12)
+        lower, upper = self._solve_cdf(np.stack([a, a + prob]), std)
+        return lower, upper
+
+    def _pdf(self, x: np.ndarray, std: np.ndarray) -> np.ndarray:
+        safe = np.where(std > 0, std, 1.0)
+        z = (x[..., None, :] - self.means) / safe
+        dens = np.where(std > 0, np.exp(-0.5 * z**2) / (safe * np.sqrt(2 * np.pi)), 0.0)
+        return np.einsum("k,...km->...m", self.weights, dens)
+
+    # -- joint draws -------------------------------------------------------------------------
+    def sample(self, size: int, of: str = "f", seed: int | None = 0) -> np.ndarray:
+        """Joint draws of the predictive distribution at all m points.
+
+        Each draw picks a component (a posterior draw) by weight and samples its Gaussian
+        with the full m × m covariance, so draws carry the correlation between points.
+
+        Parameters
+        ----------
+        size : int
+            Number of draws.
+        of : {"f", "y"}, default "f"
+            The latent function or new noisy observations.
+        seed : int or None, default 0
+            Seed of the draws.
+
+        Returns
+        -------
+        ndarray, shape (size, m)
+        """
+        self._component_var(of)
+        if self.sampler is None:
+            raise NotImplementedError(
+                "This prediction has no joint covariance (the jump model with its location "
+                "summed out keeps per-point moments only); use quantile()/interval(), or "
+                "build_jump_model(method='smooth') for joint draws."
+            )
+        return self.sampler(int(size), np.random.default_rng(seed), of)
 
 
 class Predictor:
-    """Compiled predictive mean and variances of a Marginal GP at arbitrary new inputs.
+    """Compiled predictive distribution of a GP at arbitrary new inputs.
+
+    Supported GPs: ``pm.gp.Marginal`` (and :func:`pymc_vsk.build_model`'s), ``pm.gp.Latent``
+    (the conditional f* | f of each draw of f), ``pm.gp.MarginalApprox`` (VFE, FITC, DTC),
+    :class:`~pymc_vsk.hsgp.LiftedHSGP`, :class:`~pymc_vsk.hsgp.CollapsedLiftedHSGP` and
+    :class:`~pymc_vsk.jumps.MarginalJumpGP`.
 
     Parameters
     ----------
-    gp : pm.gp.Marginal
-        A GP whose ``marginal_likelihood`` was set up.
+    gp : GP
+        A GP whose likelihood or prior was set up.
     model : pm.Model, optional
-        The model the GP lives in (default: the model in context).
+        The model the GP lives in (default: the model the GP recorded, else the model in
+        context).
     jitter : float, default 1e-6
         Added to the training covariance, as in PyMC's ``conditional``; 0 for exact
         interpolation with σ_n = 0.
     """
 
-    def __init__(self, gp: pm.gp.Marginal, model: pm.Model | None = None, jitter: float = 1e-6):
-        self.model = pm.modelcontext(model)
-        if not hasattr(gp, "X"):
-            raise ValueError(
-                "The GP has no data yet: call gp.marginal_likelihood(...) before predicting."
-            )
+    def __init__(self, gp: object, model: pm.Model | None = None, jitter: float = 1e-6):
+        self.model = model_of(gp, model)
         self.gp = gp
-        X_value = as_numeric(gp.X)
+        self.jitter = jitter
+        if _is_jump_gp(gp):
+            self._fn, self.names = gp._predictor(self.model)
+            self._joint = None
+            self.input_dim = 1
+            return
+        X_value = as_numeric(_training_inputs(gp))
         self.input_dim = None if X_value is None else int(X_value.shape[1])
         Xnew = pt.matrix("Xnew", dtype="float64")
-        mu, var_f = gp._predict_at(Xnew, diag=True, pred_noise=False, jitter=jitter)
-        var_y = var_f + gp.sigma(Xnew, diag=True)
-        outputs = [mu, var_f, var_y]
-        self.inputs = [
-            v
-            for v in self.model.free_RVs + self.model.deterministics
-            if v in set(ancestors(outputs))
-        ]
+        outputs = _conditional(gp, Xnew, diag=True, jitter=jitter)
+        self.noisy = outputs[2] is not None
+        outputs = [o for o in outputs if o is not None]
+        self.inputs = _inputs(self.model, outputs)
         self.names = [v.name for v in self.inputs]
-        self._fn = pytensor.function(
-            [Xnew, *self.inputs], outputs, on_unused_input="ignore", allow_input_downcast=True
+        self._fn = self._compile([Xnew, *self.inputs], outputs)
+        self._joint = None
+
+    @staticmethod
+    def _compile(inputs: list, outputs: list) -> Callable:
+        return pytensor.function(
+            inputs, outputs, on_unused_input="ignore", allow_input_downcast=True
         )
+
+    def components(
+        self, Xnew: np.ndarray, point: Mapping[str, npt.ArrayLike]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+        """Gaussian components at ``Xnew`` for one parameter point.
+
+        Parameters
+        ----------
+        Xnew : ndarray, shape (m, d)
+            New inputs.
+        point : dict
+            Values of the free variables the prediction depends on, by name.
+
+        Returns
+        -------
+        means, var_f : ndarray, shape (G, m)
+        var_y : ndarray, shape (G, m), or None
+        weights : ndarray, shape (G,)
+            One component (G = 1) except for the jump model, one per gap.
+        """
+        values = self._values(point)
+        with blas_threads(1):
+            out = self._fn(Xnew, *values)
+        if _is_jump_gp(self.gp):
+            mu, var_f, noise, logw = out
+            var_f = np.clip(var_f, 0.0, None)
+            return mu, var_f, var_f + noise, scipy.special.softmax(logw)
+        mu, var_f, *rest = out
+        var_f = np.clip(var_f, 0.0, None)[None]
+        var_y = var_f + np.clip(rest[0], 0.0, None) if rest else None
+        return np.asarray(mu)[None], var_f, var_y, np.ones(1)
 
     def moments(
         self, Xnew: np.ndarray, point: Mapping[str, npt.ArrayLike]
@@ -136,16 +356,11 @@ class Predictor:
         Returns
         -------
         mean, var_f, var_y : ndarray, shape (m,)
+            ``var_y`` is NaN for a GP without a Gaussian noise model.
         """
-        missing = [n for n in self.names if n not in point]
-        if missing:
-            raise ValueError(
-                f"The point has no value for {missing}; pass a MAP point (MapResult.point) or "
-                "a posterior draw with every free variable."
-            )
-        with blas_threads(1):
-            mu, var_f, var_y = self._fn(Xnew, *(point[n] for n in self.names))
-        return mu, np.clip(var_f, 0.0, None), np.clip(var_y, 0.0, None)
+        pred = self._mix([self.components(Xnew, point)], 1, Xnew, [point])
+        var_y = pred.std_y**2 if pred.var_y is not None else np.full_like(pred.mean, np.nan)
+        return pred.mean, pred.std_f**2, var_y
 
     def __call__(self, Xnew: npt.ArrayLike, point: Mapping[str, npt.ArrayLike]) -> Prediction:
         """The prediction at ``Xnew`` for one parameter point.
@@ -162,8 +377,7 @@ class Predictor:
         Prediction
         """
         Xnew = self._check(Xnew)
-        mu, var_f, var_y = self.moments(Xnew, point)
-        return Prediction(mu, np.sqrt(var_f), np.sqrt(var_y), 1)
+        return self._mix([self.components(Xnew, point)], 1, Xnew, [point])
 
     def from_posterior(
         self, Xnew: npt.ArrayLike, idata: xr.DataTree, max_draws: int | None = 500, seed: int = 0
@@ -187,7 +401,74 @@ class Predictor:
         """
         Xnew = self._check(Xnew)
         points = draw_points(idata, self.names, max_draws, seed)
-        return Prediction.mixture([self.moments(Xnew, p) for p in points])
+        return self._mix([self.components(Xnew, p) for p in points], len(points), Xnew, points)
+
+    def _mix(self, parts: list, n_draws: int, Xnew: np.ndarray, points: list) -> Prediction:
+        means, var_f, var_y, weights = zip(*parts, strict=True)
+        weights = np.concatenate(weights) / n_draws
+        sampler = None if _is_jump_gp(self.gp) else self._sampler(Xnew, points)
+        return Prediction(
+            np.concatenate(means),
+            np.concatenate(var_f),
+            None if var_y[0] is None else np.concatenate(var_y),
+            weights,
+            n_draws,
+            sampler,
+        )
+
+    def _sampler(self, Xnew: np.ndarray, points: list) -> Callable:
+        def sample(size: int, rng: np.random.Generator, of: str) -> np.ndarray:
+            which = rng.choice(len(points), size=size)
+            out = np.empty((size, len(Xnew)))
+            for k in np.unique(which):
+                mean, cov = self.joint(Xnew, points[k], of)
+                rows = np.flatnonzero(which == k)
+                out[rows] = rng.multivariate_normal(mean, cov, size=len(rows), method="eigh")
+            return out
+
+        return sample
+
+    def joint(
+        self, Xnew: npt.ArrayLike, point: Mapping[str, npt.ArrayLike], of: str = "f"
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Predictive mean and full covariance at ``Xnew`` for one point (compiled on first use).
+
+        Parameters
+        ----------
+        Xnew : array-like, shape (m, d)
+            New inputs.
+        point : dict
+            Values of the free variables by name.
+        of : {"f", "y"}, default "f"
+            The latent function, or new noisy observations (noise covariance added).
+
+        Returns
+        -------
+        mean : ndarray, shape (m,)
+        cov : ndarray, shape (m, m)
+        """
+        if _is_jump_gp(self.gp):
+            raise NotImplementedError("The jump model keeps per-point moments only.")
+        if self._joint is None:
+            Xs = pt.matrix("Xnew", dtype="float64")
+            outputs = _conditional(self.gp, Xs, diag=False, jitter=self.jitter)
+            self._joint = self._compile([Xs, *self.inputs], [o for o in outputs if o is not None])
+        with blas_threads(1):
+            mean, cov, *noise = self._joint(self._check(Xnew), *self._values(point))
+        if of == "y":
+            if not noise:
+                raise ValueError("This GP has no Gaussian noise model; use of='f'.")
+            cov = cov + noise[0]
+        return np.asarray(mean), 0.5 * (cov + cov.T)
+
+    def _values(self, point: Mapping[str, npt.ArrayLike]) -> list:
+        missing = [n for n in self.names if n not in point]
+        if missing:
+            raise ValueError(
+                f"The point has no value for {missing}; pass a MAP point (MapResult.point) or "
+                "a posterior draw with every free variable."
+            )
+        return [point[n] for n in self.names]
 
     def _check(self, Xnew: npt.ArrayLike) -> np.ndarray:
         Xnew = np.asarray(Xnew, dtype=float)
@@ -196,8 +477,104 @@ class Predictor:
         return Xnew
 
 
+#: What :func:`predict` takes, for messages.
+SUPPORTED = (
+    "pm.gp.Marginal (and build_model's GP), pm.gp.Latent, pm.gp.MarginalApprox (VFE, FITC, "
+    "DTC), pymc_vsk.hsgp.LiftedHSGP, pymc_vsk.hsgp.CollapsedLiftedHSGP and "
+    "pymc_vsk.jumps.MarginalJumpGP"
+)
+
+
+def _is_jump_gp(gp: object) -> bool:
+    """A GP mixing over jump gaps (:class:`~pymc_vsk.jumps.MarginalJumpGP`, which imports this
+    module): its compiled per-gap moments come from its ``_predictor``."""
+    return hasattr(gp, "gaps") and callable(getattr(gp, "_predictor", None))
+
+
+def _training_inputs(gp: object) -> object:
+    X = getattr(gp, "X", None)
+    if X is None and not isinstance(gp, LiftedHSGP):
+        raise ValueError(
+            f"The {type(gp).__name__} has no data yet: call gp.marginal_likelihood(...) (or "
+            "gp.prior(...) for a latent GP) before predicting."
+        )
+    return X
+
+
+def _conditional(
+    gp: object, Xnew: pt.TensorVariable, diag: bool, jitter: float
+) -> tuple[pt.TensorVariable, pt.TensorVariable, pt.TensorVariable | None]:
+    """Symbolic mean, variance (or covariance) of f and of the noise at ``Xnew``."""
+    if isinstance(gp, CollapsedLiftedHSGP):
+        mean, var = gp.predict_moments(Xnew, diag=diag)
+        s2 = pt.square(pt.as_tensor_variable(gp.sigma))
+        return mean, var, s2 * (pt.ones(Xnew.shape[0]) if diag else pt.eye(Xnew.shape[0]))
+    if isinstance(gp, LiftedHSGP):
+        if not hasattr(gp, "_beta"):
+            raise ValueError(
+                "The LiftedHSGP has no prior yet: call gp.prior(name, X) before predicting "
+                "(a prior_linearized model predicts through its own basis weights)."
+            )
+        mean = gp._build_conditional(Xnew)
+        zero = pt.zeros(Xnew.shape[0]) if diag else pt.zeros((Xnew.shape[0], Xnew.shape[0]))
+        return mean, zero, None
+    if isinstance(gp, pm.gp.MarginalApprox):
+        _training_inputs(gp)
+        mean, var = gp._build_conditional(Xnew, False, diag, *gp._get_given_vals(None), jitter)
+        s2 = pt.square(pt.as_tensor_variable(gp.sigma))
+        return mean, var, s2 * (pt.ones(Xnew.shape[0]) if diag else pt.eye(Xnew.shape[0]))
+    if isinstance(gp, pm.gp.Marginal):
+        _training_inputs(gp)
+        mean, var = gp._predict_at(Xnew, diag=diag, pred_noise=False, jitter=jitter)
+        return mean, var, gp.sigma(Xnew, diag=diag)
+    if type(gp) is pm.gp.Latent or (
+        isinstance(gp, pm.gp.Latent) and not isinstance(gp, pm.gp.TP)
+    ):
+        if getattr(gp, "f", None) is None:
+            _training_inputs(gp)
+        X, f, cov_total, mean_total = gp._get_given_vals(None)
+        mean, cov = gp._build_conditional(Xnew, X, f, cov_total, mean_total, jitter)
+        return mean, pt.diagonal(cov) if diag else cov, None
+    raise TypeError(f"predict does not support {type(gp).__name__}; it supports {SUPPORTED}.")
+
+
+def _inputs(model: pm.Model, outputs: list) -> list:
+    """The model's free variables and deterministics the outputs depend on."""
+    upstream = set(ancestors(outputs))
+    return [v for v in model.free_RVs + model.deterministics if v in upstream]
+
+
+def model_of(gp: object, model: pm.Model | None = None) -> pm.Model:
+    """The model a GP lives in: ``model`` if given, else the one it recorded, else the context.
+
+    GPs made by :func:`pymc_vsk.build_model`, :func:`pymc_vsk.jumps.build_jump_model` and
+    :mod:`pymc_vsk.hsgp` record their model, so they predict outside ``with model:``.
+
+    Parameters
+    ----------
+    gp : GP
+    model : pm.Model, optional
+
+    Returns
+    -------
+    pm.Model
+    """
+    if model is not None:
+        return model
+    recorded = getattr(gp, "model", None)
+    if isinstance(recorded, pm.Model):
+        return recorded
+    context = pm.Model.get_context(error_if_none=False)
+    if context is None:
+        raise ValueError(
+            f"This {type(gp).__name__} does not record its model and no model is in context: "
+            "pass model=model, or call predict inside `with model:`."
+        )
+    return context
+
+
 def predict(
-    gp: pm.gp.Marginal,
+    gp: object,
     Xnew: npt.ArrayLike,
     point: Mapping[str, npt.ArrayLike] | None = None,
     idata: xr.DataTree | None = None,
@@ -207,7 +584,7 @@ def predict(
     max_draws: int | None = 500,
     seed: int = 0,
 ) -> Prediction:
-    """Predictive mean and std of f and of noisy y at ``Xnew``.
+    """The predictive distribution of f and of noisy y at ``Xnew``.
 
     Give either ``point`` (e.g. ``fit_map(model).point``) or ``idata`` (the DataTree of
     ``pm.sample``; the prediction mixes over up to ``max_draws`` draws). The compiled
@@ -215,8 +592,11 @@ def predict(
 
     Parameters
     ----------
-    gp : pm.gp.Marginal
-        A GP whose ``marginal_likelihood`` was set up (e.g. from :func:`pymc_vsk.build_model`).
+    gp : GP
+        ``pm.gp.Marginal`` (e.g. from :func:`pymc_vsk.build_model`), ``pm.gp.Latent`` (the
+        conditional f* | f of each draw of f), ``pm.gp.MarginalApprox`` (VFE, FITC, DTC),
+        :class:`~pymc_vsk.hsgp.LiftedHSGP`, :class:`~pymc_vsk.hsgp.CollapsedLiftedHSGP`, or
+        :class:`~pymc_vsk.jumps.MarginalJumpGP`; any other type raises ``TypeError``.
     Xnew : array-like, shape (m, d)
         New inputs.
     point : dict, optional
@@ -225,7 +605,7 @@ def predict(
     idata : DataTree, optional
         Posterior draws; the prediction is the mixture over them.
     model : pm.Model, optional
-        The model of the GP (default: the model in context).
+        The model of the GP (default: the model the GP recorded, else the model in context).
     jitter : float, default 1e-6
         Added to the training covariance, as in PyMC's ``conditional``; 0 for exact
         interpolation with σ_n = 0.
@@ -237,11 +617,25 @@ def predict(
     Returns
     -------
     Prediction
-        Mean and standard deviations of f and y at ``Xnew``.
+        ``.mean``, ``.std_f``, ``.std_y``, ``.quantile(q)``, ``.interval(prob, kind=...)``,
+        ``.sample(size)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pymc_vsk import build_model, predict, targets
+    >>> from pymc_vsk.scaling import Jump
+    >>> X = targets.halton_nodes(15)
+    >>> model, gp = build_model(X, targets.jump(X), psi=Jump(0.5), ls=0.1, sigma_f=1.0,
+    ...                         sigma_n=0.1, mean=0.0)
+    >>> pred = predict(gp, np.array([[0.25], [0.75]]), point={})
+    >>> lower, upper = pred.interval(0.9)
+    >>> bool(np.all(lower < pred.mean) and np.all(pred.mean < upper))
+    True
     """
     if (point is None) == (idata is None):
         raise ValueError("Pass exactly one of point= (a MAP point) or idata= (a posterior).")
-    model = pm.modelcontext(model)
+    model = model_of(gp, model)
     key = (id(model), float(jitter))
     predictor = cached(gp, "predictor", key, lambda: Predictor(gp, model, jitter))
     if point is not None:

@@ -382,6 +382,7 @@ class MarginalJumpGP:
             len(self.gaps) * len(X_np), len(X_np), f"MarginalJumpGP ({len(self.gaps)} gaps)"
         )
         self.X, self.y, self.sigma, self.jitter, self.name = X, y, sigma, jitter, name
+        self.model = pm.modelcontext(None)  # so that predictions need no model context
         logp_g = self._gap_logps()
         log_post = pt.as_tensor_variable(self.gaps.log_weights) + logp_g
         pm.Deterministic(f"{name}_gap_probs", pt.special.softmax(log_post))
