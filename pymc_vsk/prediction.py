@@ -285,6 +285,7 @@ class Predictor:
     """
 
     def __init__(self, gp: object, model: pm.Model | None = None, jitter: float = 1e-6):
+        check_supported(gp)
         self.model = model_of(gp, model)
         self.gp = gp
         self.jitter = jitter
@@ -294,7 +295,10 @@ class Predictor:
             self.input_dim = 1
             return
         X_value = as_numeric(_training_inputs(gp))
-        self.input_dim = None if X_value is None else int(X_value.shape[1])
+        if isinstance(gp, LiftedHSGP):  # new inputs are x, before lifting
+            self.input_dim = gp.d
+        else:
+            self.input_dim = None if X_value is None else int(X_value.shape[1])
         Xnew = pt.matrix("Xnew", dtype="float64")
         outputs = _conditional(gp, Xnew, diag=True, jitter=jitter)
         self.noisy = outputs[2] is not None
@@ -485,6 +489,19 @@ SUPPORTED = (
 )
 
 
+def check_supported(gp: object) -> None:
+    """Raise ``TypeError`` naming the supported GP types if :func:`predict` cannot take ``gp``.
+
+    Parameters
+    ----------
+    gp : object
+    """
+    supported = (pm.gp.Marginal, LiftedHSGP)
+    latent = isinstance(gp, pm.gp.Latent) and not isinstance(gp, pm.gp.TP)
+    if not (isinstance(gp, supported) or latent or _is_jump_gp(gp)):
+        raise TypeError(f"predict does not support {type(gp).__name__}; it supports {SUPPORTED}.")
+
+
 def _is_jump_gp(gp: object) -> bool:
     """A GP mixing over jump gaps (:class:`~pymc_vsk.jumps.MarginalJumpGP`, which imports this
     module): its compiled per-gap moments come from its ``_predictor``."""
@@ -527,21 +544,25 @@ def _conditional(
         _training_inputs(gp)
         mean, var = gp._predict_at(Xnew, diag=diag, pred_noise=False, jitter=jitter)
         return mean, var, gp.sigma(Xnew, diag=diag)
-    if type(gp) is pm.gp.Latent or (
-        isinstance(gp, pm.gp.Latent) and not isinstance(gp, pm.gp.TP)
-    ):
-        if getattr(gp, "f", None) is None:
-            _training_inputs(gp)
-        X, f, cov_total, mean_total = gp._get_given_vals(None)
-        mean, cov = gp._build_conditional(Xnew, X, f, cov_total, mean_total, jitter)
-        return mean, pt.diagonal(cov) if diag else cov, None
-    raise TypeError(f"predict does not support {type(gp).__name__}; it supports {SUPPORTED}.")
+    check_supported(gp)  # what is left is a pm.gp.Latent
+    if getattr(gp, "f", None) is None:
+        _training_inputs(gp)
+    X, f, cov_total, mean_total = gp._get_given_vals(None)
+    mean, cov = gp._build_conditional(Xnew, X, f, cov_total, mean_total, jitter)
+    return mean, pt.diagonal(cov) if diag else cov, None
 
 
 def _inputs(model: pm.Model, outputs: list) -> list:
-    """The model's free variables and deterministics the outputs depend on."""
+    """The model's free variables and deterministics the outputs depend on directly.
+
+    A variable reached only through another one (``pm.gp.Latent``'s ``f_rotated_`` behind its
+    deterministic ``f``) is not needed: the point gives the other one's value.
+    """
     upstream = set(ancestors(outputs))
-    return [v for v in model.free_RVs + model.deterministics if v in upstream]
+    found = [v for v in model.free_RVs + model.deterministics if v in upstream]
+    return [
+        v for v in found if v in set(ancestors(outputs, blockers=[u for u in found if u is not v]))
+    ]
 
 
 def model_of(gp: object, model: pm.Model | None = None) -> pm.Model:
@@ -635,6 +656,7 @@ def predict(
     """
     if (point is None) == (idata is None):
         raise ValueError("Pass exactly one of point= (a MAP point) or idata= (a posterior).")
+    check_supported(gp)
     model = model_of(gp, model)
     key = (id(model), float(jitter))
     predictor = cached(gp, "predictor", key, lambda: Predictor(gp, model, jitter))
