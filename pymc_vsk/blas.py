@@ -20,13 +20,6 @@ __all__ = ["blas_threads"]
 def blas_threads(limit: int | None = 1) -> AbstractContextManager:
     """Context manager limiting the BLAS thread pool to ``limit`` threads (``None``: leave it).
 
-    Examples
-    --------
-    >>> import pymc as pm
-    >>> from pymc_vsk.blas import blas_threads
-    >>> with blas_threads(1):  # doctest: +SKIP
-    ...     idata = pm.sample(model=model)
-
     Parameters
     ----------
     limit : int or None, default 1
@@ -35,5 +28,19 @@ def blas_threads(limit: int | None = 1) -> AbstractContextManager:
     Returns
     -------
     context manager
+
+    Examples
+    --------
+    Wrap ``pm.sample`` (or anything else doing dense linear algebra) in it:
+
+    >>> import numpy as np
+    >>> from threadpoolctl import threadpool_info
+    >>> from pymc_vsk.blas import blas_threads
+    >>> with blas_threads(1):
+    ...     threads = {pool["num_threads"] for pool in threadpool_info()
+    ...                if pool["user_api"] == "blas"}
+    ...     product = np.ones((50, 50)) @ np.ones(50)
+    >>> threads <= {1}
+    True
     """
     return nullcontext() if limit is None else threadpool_limits(limits=limit, user_api="blas")

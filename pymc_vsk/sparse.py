@@ -116,7 +116,6 @@ def inducing_points(
         Examples
         --------
         >>> import numpy as np
-    import numpy.typing as npt
         >>> from pymc_vsk.scaling import Jump
         >>> X = np.linspace(0, 1, 101)[:, None]
         >>> inducing_points(X, 4, Jump(0.5)).ravel().round(4).tolist()
