@@ -84,42 +84,42 @@ def inducing_points(
 ) -> np.ndarray:
     r"""Inducing inputs for ``pm.gp.MarginalApprox`` with a VSK: data quantiles plus jump edges.
 
-        Parameters
-        ----------
-        X : array, shape (n, d)
-            Training inputs.
-        n_points : int
-            Base inducing inputs: evenly spaced quantiles of x, the
-            :math:`(i + \tfrac12)/n_{\mathrm{points}}` quantiles (d = 1), or k-means centres
-            (d ≥ 2, seeded).
-        psi : ScalingFunction, optional
-            The VSK's ψ; the jumps of its :class:`~pymc_vsk.scaling.Jump` and
-            :class:`~pymc_vsk.scaling.SmoothJump` parts (also inside a ``Stack``) get edge points.
-        locations : sequence of float, optional
-            Jump locations along column ``dim``, instead of (or when ψ's are random) those of ψ.
-        dim : int, default 0
-            Column of ``locations``.
-        offset : float, optional
-            Distance of the edge points from each jump: default 10⁻³ of the data's extent for a
-            hard jump and 3 widths for a :class:`~pymc_vsk.scaling.SmoothJump` (where its
-            logistic step is 95 % done).
-        seed : int, default 0
-            Seed of the k-means initialisation (d ≥ 2).
+    Parameters
+    ----------
+    X : array, shape (n, d)
+        Training inputs.
+    n_points : int
+        Base inducing inputs: evenly spaced quantiles of x, the
+        :math:`(i + \tfrac12)/n_{\mathrm{points}}` quantiles (d = 1), or k-means centres
+        (d ≥ 2, seeded).
+    psi : ScalingFunction, optional
+        The VSK's ψ; the jumps of its :class:`~pymc_vsk.scaling.Jump` and
+        :class:`~pymc_vsk.scaling.SmoothJump` parts (also inside a ``Stack``) get edge points.
+    locations : sequence of float, optional
+        Jump locations along column ``dim``, instead of (or when ψ's are random) those of ψ.
+    dim : int, default 0
+        Column of ``locations``.
+    offset : float, optional
+        Distance of the edge points from each jump: default 10⁻³ of the data's extent for a
+        hard jump and 3 widths for a :class:`~pymc_vsk.scaling.SmoothJump` (where its
+        logistic step is 95 % done).
+    seed : int, default 0
+        Seed of the k-means initialisation (d ≥ 2).
 
-        Returns
-        -------
-        ndarray, shape (m, d)
-            ``n_points`` base inputs, then for each jump inside the data's range two edge inputs
-            (d = 1) or the projections onto both sides of the jump of the base inputs nearest to
-            it (about ``n_points ** ((d - 1) / d)`` of them; d ≥ 2).
+    Returns
+    -------
+    ndarray, shape (m, d)
+        ``n_points`` base inputs, then for each jump inside the data's range two edge inputs
+        (d = 1) or the projections onto both sides of the jump of the base inputs nearest to
+        it (about ``n_points ** ((d - 1) / d)`` of them; d ≥ 2).
 
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from pymc_vsk.scaling import Jump
-        >>> X = np.linspace(0, 1, 101)[:, None]
-        >>> inducing_points(X, 4, Jump(0.5)).ravel().round(4).tolist()
-        [0.125, 0.375, 0.625, 0.875, 0.499, 0.501]
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pymc_vsk.scaling import Jump
+    >>> X = np.linspace(0, 1, 101)[:, None]
+    >>> inducing_points(X, 4, Jump(0.5)).ravel().round(4).tolist()
+    [0.125, 0.375, 0.625, 0.875, 0.499, 0.501]
     """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
