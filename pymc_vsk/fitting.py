@@ -37,6 +37,7 @@ from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.priors import node_scales
 from pymc_vsk.scaling import NUMPY_MODE
+from pymc_vsk.validation import not_positive_definite
 
 __all__ = [
     "MapResult",
@@ -379,6 +380,12 @@ def fit_map(
         ``.summary()``.
     """
     model = pm.modelcontext(model)
+    if not model.value_vars:
+        raise ValueError(
+            "The model has no free variables, so there is nothing to fit: every parameter is "
+            "fixed. Predict directly with point={} (pymc_vsk.predict(gp, Xnew, point={})), or "
+            "give a parameter a prior."
+        )
     objective = compiled_objective(model, mode)
     if starts is None:
         starts = default_starts(model, n_starts, seed)
@@ -386,8 +393,9 @@ def fit_map(
         runs, failed = _run_starts(model, objective, starts, tol, maxiter)
         if not runs:
             raise RuntimeError(
-                f"All {len(starts)} MAP starts failed (non-finite log density); check the "
-                "data and priors, or pass starts=[...] inside the support."
+                f"All {len(starts)} MAP starts failed (non-finite log density): "
+                + not_positive_definite("the covariance of the data at every start")
+                + " Otherwise check the data and priors, or pass starts=[...] inside the support."
             )
         optima = _distinct(runs, objective, distinct_atol)
     names = [rv.name for rv in model.free_RVs]

@@ -41,6 +41,7 @@ import xarray as xr
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import posterior
+from pymc_vsk.validation import not_positive_definite
 
 if TYPE_CHECKING:
     from pymc_vsk.jumps import MarginalJumpGP
@@ -144,7 +145,11 @@ def add_log_likelihood(
         for c in range(n_chain):
             for d in range(n_draw):
                 pieces = fn(*(values[n][c, d] for n in names))
-                ll = _pointwise(*pieces)
+                try:
+                    ll = _pointwise(*pieces)
+                except (np.linalg.LinAlgError, ValueError) as err:
+                    what = f"The covariance of the data at draw {d} of chain {c}"
+                    raise ValueError(not_positive_definite(what)) from err
                 if out is None:
                     out = np.empty((n_chain, n_draw, len(ll)))
                 out[c, d] = ll

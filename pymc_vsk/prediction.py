@@ -35,7 +35,7 @@ from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.scaling import numeric_value
-from pymc_vsk.validation import as_numeric, check_inputs
+from pymc_vsk.validation import as_numeric, check_inputs, not_positive_definite
 
 __all__ = ["Prediction", "Predictor", "model_of", "power_function", "predict"]
 
@@ -336,6 +336,8 @@ class Predictor:
         values = self._values(point)
         with blas_threads(1):
             out = self._fn(Xnew, *values)
+        if not all(np.all(np.isfinite(o)) for o in out):
+            raise ValueError(not_positive_definite("The training covariance at this point"))
         if _is_jump_gp(self.gp):
             mu, var_f, noise, logw = out
             var_f = np.clip(var_f, 0.0, None)
@@ -703,8 +705,8 @@ def power_function(
         chol = scipy.linalg.cho_factor(K, lower=True)
     except np.linalg.LinAlgError as err:
         raise ValueError(
-            "The kernel matrix at X is not positive definite (duplicate nodes?); the power "
-            "function needs pairwise distinct nodes."
+            not_positive_definite("The kernel matrix at X")
+            + " The power function is noise-free: it needs pairwise distinct nodes."
         ) from err
     var = kxx - np.einsum("ij,ij->j", k, scipy.linalg.cho_solve(chol, k))
     return np.sqrt(np.clip(var, 0.0, None))

@@ -115,7 +115,10 @@ def node_scales(X: npt.ArrayLike) -> tuple[float, float]:
     span = float(np.linalg.norm(np.ptp(X, axis=0)))
     unique = np.unique(X, axis=0)
     if len(unique) < 2:
-        raise ValueError("X needs at least two distinct nodes to set length-scale scales.")
+        raise ValueError(
+            "X needs at least two distinct nodes to set length-scale scales; give more data, "
+            "or fix the length scale (ls=0.1) or give it a prior (ls=pm.InverseGamma.dist(...))."
+        )
     nearest, _ = scipy.spatial.cKDTree(unique).query(unique, k=2)
     return float(nearest[:, 1].min()), span
 
@@ -134,7 +137,15 @@ def default_priors(X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, pt.TensorVar
         ``ls``, ``sigma_f``, ``sigma_n``, ``mean`` (see the module docstring).
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-    alpha, beta = inverse_gamma_for_range(*node_scales(X))
+    spacing, span = node_scales(X)
+    if not spacing < span:
+        raise ValueError(
+            f"The default length-scale prior needs at least three distinct nodes (it spans the "
+            f"smallest node spacing to the span of X, both {span:g} here). Give more data, or "
+            "fix the length scale (ls=0.1), give it a prior (ls=pm.InverseGamma.dist(...)) or "
+            "use priors='flat'."
+        )
+    alpha, beta = inverse_gamma_for_range(spacing, span)
     scale = float(np.std(y)) if np.std(y) > 0 else 1.0
     return {
         "ls": pm.InverseGamma.dist(alpha=alpha, beta=beta),

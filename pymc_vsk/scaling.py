@@ -42,6 +42,7 @@ from pytensor.link.vm import VMLinker
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.caching import cached
+from pymc_vsk.validation import PSI_ON_TENSORS
 
 __all__ = [
     "NUMPY_MODE",
@@ -361,7 +362,7 @@ class Region(ScalingFunction):
         return cls(lambda X: X[:, 0] > X[:, 1])
 
     def _formula(self, X, amplitude):
-        return amplitude * pt.where(self.predicate(X), 1.0, 0.0)
+        return amplitude * pt.where(_call_user_function(self.predicate, X), 1.0, 0.0)
 
 
 class _SignedDistanceRegion(ScalingFunction):
@@ -535,6 +536,20 @@ class Corner(ScalingFunction):
         return amplitude * pt.exp(-(pt.sqrt(t**2 + smoothing**2) - smoothing) / decay)
 
 
+def _call_user_function(fn: Callable, X: TensorVariable, **params: TensorVariable):
+    """``fn(X, **params)`` on tensors, with an explanation when ``fn`` was written for numpy."""
+    name = getattr(fn, "__name__", type(fn).__name__)
+    try:
+        out = fn(X, **params)
+    except (TypeError, ValueError, AttributeError, NotImplementedError) as err:
+        raise TypeError(
+            f"ψ's function {name} failed on a tensor ({err}). {PSI_ON_TENSORS}"
+        ) from err
+    if isinstance(out, np.ndarray) and out.dtype == object:
+        raise TypeError(f"ψ's function {name} returned a numpy object array. {PSI_ON_TENSORS}")
+    return out
+
+
 class FromFunction(ScalingFunction):
     r"""ψ from any function: a known function of the target (ψ = f, Section 4.4) or any
     pytensor expression.
@@ -571,7 +586,7 @@ class FromFunction(ScalingFunction):
         return cls(_tanh_example)
 
     def _formula(self, X, **params):
-        return self.fn(X, **params)
+        return _call_user_function(self.fn, X, **params)
 
     def __repr__(self) -> str:
         name = getattr(self.fn, "__name__", type(self.fn).__name__)

@@ -13,7 +13,43 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 from pytensor.graph.basic import Constant
 
-__all__ = ["as_numeric", "check_finite", "check_inputs"]
+__all__ = [
+    "PSI_ON_TENSORS",
+    "as_numeric",
+    "check_finite",
+    "check_inputs",
+    "not_positive_definite",
+]
+
+#: How to write ψ so that it works on the symbolic inputs of a model.
+PSI_ON_TENSORS = (
+    "ψ is evaluated on pytensor tensors inside a model, so it must be written with "
+    "pytensor.tensor (pt.switch, pt.where, pt.exp, pt.tanh, comparison operators ...) instead of "
+    "numpy functions or Python if/else, or use a pymc_vsk.scaling class (Jump, SmoothJump, "
+    "Region, ...) or FromFunction of a function of tensors."
+)
+
+
+def not_positive_definite(what: str) -> str:
+    """The message for a covariance that failed its Cholesky factorisation.
+
+    Parameters
+    ----------
+    what : str
+        What failed, e.g. ``"the predictive covariance"``.
+
+    Returns
+    -------
+    str
+        The problem, its likely causes and the remedies.
+    """
+    return (
+        f"{what} is not positive definite (its Cholesky factorisation failed). Likely causes: "
+        "duplicate or near-duplicate nodes in X, a length scale far beyond the span of X, or "
+        "too little noise (σ_n ≈ 0 with little or no jitter). Remedies: average duplicate "
+        "nodes, let σ_n be positive or raise the jitter (e.g. jitter=1e-6), and keep ℓ within "
+        "the data's span (the default priors do)."
+    )
 
 
 def as_numeric(value: npt.ArrayLike | Variable) -> np.ndarray | None:
@@ -88,6 +124,11 @@ def check_inputs(
     value = as_numeric(X)
     if value is None:
         return
+    if value.shape[0] == 0:
+        raise ValueError(
+            f"{name} has no rows (shape {value.shape}); pass at least one input row "
+            "(a GP fit needs data: at least three distinct nodes for the default priors)."
+        )
     if value.shape[1] != width:
         raise ValueError(
             f"{name} has {value.shape[1]} column(s) but {owner} takes input_dim={width}. "
