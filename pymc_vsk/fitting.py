@@ -394,7 +394,7 @@ def fit_map(
         if not runs:
             raise RuntimeError(
                 f"All {len(starts)} MAP starts failed (non-finite log density): "
-                + not_positive_definite("the covariance of the data at every start")
+                + not_positive_definite("the covariance of the data", certain=False)
                 + " Otherwise check the data and priors, or pass starts=[...] inside the support."
             )
         optima = _distinct(runs, objective, distinct_atol)

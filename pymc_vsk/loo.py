@@ -145,11 +145,14 @@ def add_log_likelihood(
         for c in range(n_chain):
             for d in range(n_draw):
                 pieces = fn(*(values[n][c, d] for n in names))
+                what = f"The covariance of the data at draw {d} of chain {c}"
                 try:
-                    ll = _pointwise(*pieces)
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        ll = _pointwise(*pieces)
                 except (np.linalg.LinAlgError, ValueError) as err:
-                    what = f"The covariance of the data at draw {d} of chain {c}"
                     raise ValueError(not_positive_definite(what)) from err
+                if not np.all(np.isfinite(ll)):
+                    raise ValueError(not_positive_definite(what))
                 if out is None:
                     out = np.empty((n_chain, n_draw, len(ll)))
                 out[c, d] = ll

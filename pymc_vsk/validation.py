@@ -30,21 +30,28 @@ PSI_ON_TENSORS = (
 )
 
 
-def not_positive_definite(what: str) -> str:
-    """The message for a covariance that failed its Cholesky factorisation.
+def not_positive_definite(what: str, certain: bool = True) -> str:
+    """The message for a covariance that failed (or may have failed) its Cholesky factorisation.
 
     Parameters
     ----------
     what : str
-        What failed, e.g. ``"the predictive covariance"``.
+        What failed, e.g. ``"The training covariance"``.
+    certain : bool, default True
+        Whether the failure was seen (else the message says it is the likely one).
 
     Returns
     -------
     str
         The problem, its likely causes and the remedies.
     """
+    problem = (
+        "is not positive definite (its Cholesky factorisation failed)"
+        if certain
+        else "is probably not positive definite (its Cholesky factorisation fails)"
+    )
     return (
-        f"{what} is not positive definite (its Cholesky factorisation failed). Likely causes: "
+        f"{what} {problem}. Likely causes: "
         "duplicate or near-duplicate nodes in X, a length scale far beyond the span of X, or "
         "too little noise (σ_n ≈ 0 with little or no jitter). Remedies: average duplicate "
         "nodes, let σ_n be positive or raise the jitter (e.g. jitter=1e-6), and keep ℓ within "

@@ -1,0 +1,295 @@
+"""Every bad input a user can give gets an error that names the problem and the fix.
+
+One row per case: what the user does, the exception, key words of the problem and key words
+of the fix (both must appear in the message).
+"""
+
+from __future__ import annotations
+
+import re
+
+import arviz as az
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+import pytest
+
+from pymc_vsk import VSK, build_model, fit_map, predict, targets
+from pymc_vsk.cli import main
+from pymc_vsk.loo import add_log_likelihood
+from pymc_vsk.memory import set_memory_limit
+from pymc_vsk.scaling import FromFunction, Jump
+
+X = targets.halton_nodes(20)
+Y = targets.jump(X)
+GOOD_CSV = "t,v\n0.1,1.0\n0.2,1.2\n0.3,1.5\n0.4,3.1\n0.5,2.9\n0.6,3.0\n"
+
+
+class CliError(Exception):
+    """What ``pymc-vsk detect-jumps`` printed on stderr when it exited with status 2."""
+
+
+def with_row(i, value, array=X):
+    bad = np.array(array, dtype=float)
+    bad[i] = value
+    return bad
+
+
+def vsk(base=None, psi=None, **kwargs):
+    return VSK(base or pm.gp.cov.Matern52(2, ls=0.2), psi or Jump(0.5), **kwargs)
+
+
+def fixed_model(X=X, y=Y, **kwargs):
+    params = {"ls": 0.2, "sigma_f": 1.0, "sigma_n": 0.1, "mean": 0.0, **kwargs}
+    return build_model(X, y, psi=Jump(0.5), **params)
+
+
+def near_duplicates():
+    Xd = np.r_[X, [[0.3]], [[0.3 + 1e-9]]]
+    return Xd, np.r_[Y, 1.0, 2.0]
+
+
+def fit_near_duplicates():
+    Xd, yd = near_duplicates()
+    model, _ = build_model(Xd, yd, psi=Jump(0.5), sigma_n=0.0, ls=0.3, jitter=0.0)
+    fit_map(model, n_starts=2)
+
+
+def predict_near_duplicates():
+    Xd, yd = near_duplicates()
+    _, gp = fixed_model(Xd, yd, sigma_n=0.0, ls=10.0, jitter=0.0)
+    predict(gp, X, point={}, jitter=0.0)
+
+
+def loo_duplicates():
+    Xd, yd = np.r_[X, X[:1]], np.r_[Y, 0.0]
+    with pm.Model() as model:
+        ls = pm.HalfNormal("ls", 1.0)
+        gp = pm.gp.Marginal(cov_func=vsk(pm.gp.cov.Matern52(2, ls=ls)))
+        gp.marginal_likelihood("y", X=Xd, y=yd, sigma=0.0)
+    idata = az.from_dict({"posterior": {"ls": np.full((1, 2), 10.0)}})
+    add_log_likelihood(idata, gp, model=model, jitter=0.0)
+
+
+def plain_marginal_outside_its_model():
+    with pm.Model():
+        gp = pm.gp.Marginal(cov_func=vsk())
+        gp.marginal_likelihood("y", X=X, y=Y, sigma=0.1)
+    predict(gp, X, point={})
+
+
+def too_many_points():
+    set_memory_limit(None)
+    Xl = np.linspace(0, 1, 20_000)[:, None]
+    build_model(Xl, Xl[:, 0], psi=Jump(0.5))
+
+
+def detect_jumps(capsys, tmp_path, text, *args):
+    path = tmp_path / "data.csv"
+    path.write_text(text)
+    status = main(["detect-jumps", str(path), *args])
+    err = capsys.readouterr().err
+    if status == 2:
+        raise CliError(err)
+    raise AssertionError(f"detect-jumps exited with {status}: {err}")
+
+
+def numpy_where_psi(X):
+    return np.where(X[:, 0] > 0.5, 1.0, 0.0)
+
+
+def if_else_psi(X):
+    return 1.0 if X[0, 0] > 0.5 else 0.0
+
+
+CASES = {
+    # data
+    "NaN in X": (
+        lambda: build_model(with_row(3, np.nan), Y),
+        ValueError,
+        r"X contains 1 NaN value\(s\) \(first in row 3\)",
+        r"remove or impute",
+    ),
+    "inf in y": (
+        lambda: build_model(X, with_row(2, np.inf, Y)),
+        ValueError,
+        r"y contains 1 infinite value\(s\) \(first in row 2\)",
+        r"drop those rows .* or impute",
+    ),
+    "X of rank 1": (
+        lambda: build_model(X[:, 0], Y),
+        ValueError,
+        r"X must be a 2-D array .* got shape \(20,\)",
+        r"X\[:, None\]",
+    ),
+    "y of rank 2": (
+        lambda: build_model(X, np.c_[Y, Y]),
+        ValueError,
+        r"y must be 1-D",
+        r"one value per row of X",
+    ),
+    "X and y of other lengths": (
+        lambda: build_model(X, Y[:-1]),
+        ValueError,
+        r"y has 19 values but X has 20 rows",
+        r"one observation per input row",
+    ),
+    "empty X": (
+        lambda: build_model(np.zeros((0, 1)), np.zeros(0), psi=Jump(0.5)),
+        ValueError,
+        r"X has no rows",
+        r"at least one input row",
+    ),
+    "two data points": (
+        lambda: build_model(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), psi=Jump(0.5)),
+        ValueError,
+        r"needs at least three distinct nodes",
+        r"fix the length scale \(ls=.*priors='flat'",
+    ),
+    "duplicate nodes with sigma_n = 0": (
+        lambda: build_model(np.r_[X, X[:1]], np.r_[Y, 0.0], sigma_n=0.0),
+        ValueError,
+        r"duplicate nodes .* sigma_n = 0",
+        r"Average duplicates .* sigma_n be positive",
+    ),
+    "X of the wrong width": (
+        lambda: vsk()(np.c_[X, X]),
+        ValueError,
+        r"X has 2 column\(s\) but .* input_dim=1",
+        r"Pass X with that many columns|active_dims",
+    ),
+    "too many points for dense memory": (
+        too_many_points,
+        MemoryError,
+        r"20000 x 20000",
+        r"MarginalApprox.*hsgp|set_memory_limit",
+    ),
+    # the kernel and ψ
+    "non-stationary base kernel": (
+        lambda: vsk(pm.gp.cov.Linear(2, c=0.0)),
+        TypeError,
+        r"not stationary",
+        r"LinearVSK",
+    ),
+    "wrong input_dim of the base kernel": (
+        lambda: vsk(pm.gp.cov.ExpQuad(1, ls=0.3)),
+        ValueError,
+        r"input_dim=1 leaves d=0 columns",
+        r"input_dim=2",
+    ),
+    "psi of the wrong shape": (
+        lambda: VSK(pm.gp.cov.ExpQuad(2, ls=0.3), lambda X: X[:-1, 0])(X),
+        ValueError,
+        r"returned shape \(19,\)",
+        r"expected \(20,\) or \(20, 1\)",
+    ),
+    "psi with non-finite values": (
+        lambda: VSK(pm.gp.cov.ExpQuad(2, ls=0.3), lambda X: pt.log(X[:, 0]))(X),
+        ValueError,
+        r"ψ\(X\) contains 1 infinite value",
+        r"finite",
+    ),
+    "psi written with numpy (np.where)": (
+        lambda: build_model(X, Y, psi=numpy_where_psi),
+        TypeError,
+        r"numpy_where_psi failed on a tensor",
+        r"pytensor\.tensor \(pt\.switch, pt\.where, pt\.exp",
+    ),
+    "psi written with Python if/else": (
+        lambda: build_model(X, Y, psi=FromFunction(if_else_psi)),
+        TypeError,
+        r"if_else_psi failed on a tensor",
+        r"instead of numpy functions or Python if/else",
+    ),
+    # fitting and prediction
+    "fit_map without free variables": (
+        lambda: fit_map(fixed_model()[0]),
+        ValueError,
+        r"no free variables",
+        r"point=\{\}",
+    ),
+    "near-duplicate nodes with sigma_n = 0 in fit_map": (
+        fit_near_duplicates,
+        RuntimeError,
+        r"All 2 MAP starts failed .* not positive definite",
+        r"near-duplicate nodes.*let σ_n be positive or raise the jitter",
+    ),
+    "singular training covariance in predict": (
+        predict_near_duplicates,
+        ValueError,
+        r"not positive definite",
+        r"near-duplicate nodes.*far beyond the span.*raise the jitter",
+    ),
+    "singular covariance in LOO": (
+        loo_duplicates,
+        ValueError,
+        r"at draw 0 of chain 0 is not positive definite",
+        r"average duplicate nodes",
+    ),
+    "Xnew of the wrong width": (
+        lambda: predict(fixed_model()[1], np.zeros((2, 2)), point={}),
+        ValueError,
+        r"Xnew has 2 column\(s\)",
+        r"Pass X with that many columns",
+    ),
+    "predict of an unsupported GP": (
+        lambda: predict(object(), X, point={}),
+        TypeError,
+        r"does not support object",
+        r"supports pm\.gp\.Marginal",
+    ),
+    "PyMC GP outside its model": (
+        plain_marginal_outside_its_model,
+        ValueError,
+        r"does not record its model and no model is in context",
+        r"pass model=model",
+    ),
+}
+
+CSV_CASES = {
+    "CSV without a header": (
+        ("0.1,1.0\n0.2,1.2\n", "--x", "t", "--y", "v"),
+        r"first row \(line 1\) holds numbers",
+        r"add a header row",
+    ),
+    "CSV with a ragged row": (
+        (GOOD_CSV.replace("0.3,1.5", "0.3,1.5,9"), "--x", "t", "--y", "v"),
+        r"line 4: 3 field\(s\) but the header has 2",
+        r"missing or extra commas",
+    ),
+    "CSV with a missing column": (
+        (GOOD_CSV, "--x", "t", "--y", "value"),
+        r"no column 'value'",
+        r"its columns are: 't', 'v'",
+    ),
+    "CSV with a non-numeric cell": (
+        (GOOD_CSV.replace("3.1", "abc"), "--x", "t", "--y", "v"),
+        r"line 5, column 'v': 'abc' is not a number",
+        r"use plain numbers with a decimal point",
+    ),
+    "CSV separated by semicolons": (
+        (GOOD_CSV.replace(",", ";"), "--x", "t", "--y", "v"),
+        r"its columns are: 't;v'",
+        r"separated by something other than commas",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES) + list(CSV_CASES))
+def test_bad_input_names_the_problem_and_the_fix(case, capsys, tmp_path):
+    if case in CASES:
+        action, error, problem, fix = CASES[case]
+    else:
+        args, problem, fix = CSV_CASES[case]
+        error = CliError
+
+        def action():
+            detect_jumps(capsys, tmp_path, *args)
+
+    with pytest.raises(error) as info:
+        action()
+    message = str(info.value)
+    assert re.search(problem, message, flags=re.S), (problem, message)
+    assert re.search(fix, message, flags=re.S), (fix, message)
+    for internal in ("zero-size array", "need at least one array", "Need 0 < lower < upper"):
+        assert internal not in message
