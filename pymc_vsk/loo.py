@@ -41,6 +41,7 @@ import xarray as xr
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import posterior
+from pymc_vsk.prediction import model_of
 from pymc_vsk.validation import not_positive_definite
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def add_log_likelihood(
     gp : pm.gp.Marginal or MarginalJumpGP
         The GP whose ``marginal_likelihood`` defines the data model.
     model : pm.Model, optional
-        The model of the GP (default: the model in context).
+        The model of the GP (default: the model the GP recorded, else the model in context).
     var_name : str, default "y"
         Name of the variable in the ``log_likelihood`` group.
     jitter : float, default 1e-6
@@ -135,7 +136,7 @@ def add_log_likelihood(
         ``idata`` with a ``log_likelihood`` group of shape (chain, draw, n); pass it to
         ``az.loo`` or ``az.compare``.
     """
-    model = pm.modelcontext(model)
+    model = model_of(gp, model)
     fn, names = _pieces(gp, model, jitter)
     post = posterior(idata)
     n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]

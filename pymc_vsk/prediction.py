@@ -62,6 +62,9 @@ class Prediction:
         Component weights (summing to 1).
     n_draws : int
         Number of posterior draws mixed (1 for a point).
+    sampler : callable, optional
+        ``sampler(size, rng, of) -> (size, m)`` joint draws (see :meth:`sample`); ``None``
+        where only per-point moments are known.
     """
 
     means: np.ndarray
@@ -173,17 +176,28 @@ class Prediction:
             out = self._solve_cdf(np.broadcast_to(flat, (len(flat), self.means.shape[1])), std)
         return out.reshape(*q.shape, -1)
 
-    def _solve_cdf(self, q: np.ndarray, std: np.ndarray) -> np.ndarray:
+    def _solve_cdf(
+        self, q: np.ndarray, std: np.ndarray, start: np.ndarray | None = None
+    ) -> np.ndarray:
+        """x with F(x) = q per point: Newton's method kept inside a shrinking bisection bracket."""
         low = np.broadcast_to((self.means - 40 * std).min(axis=0) - 1e-12, q.shape).copy()
         high = np.broadcast_to((self.means + 40 * std).max(axis=0) + 1e-12, q.shape).copy()
+        if start is None:
+            start = self.mean + np.sqrt(self._variance(std**2)) * scipy.special.ndtri(q)
+        x = np.clip(start, low, high)
         for _ in range(200):
-            mid = 0.5 * (low + high)
-            if np.all((mid == low) | (mid == high)):
+            F, dens = self._cdf(x, std), self._pdf(x, std)
+            below = F < q
+            low, high = np.where(below, x, low), np.where(below, high, x)
+            step = np.divide(F - q, dens, out=np.zeros_like(x), where=dens > 0)
+            newton = x - step
+            inside = (dens > 0) & (newton > low) & (newton < high)
+            new = np.where(inside, newton, 0.5 * (low + high))
+            done = (np.abs(F - q) <= 1e-15) | (high - low <= 4e-16 * np.maximum(1, np.abs(x)))
+            if np.all(done | (new == x)):
                 break
-            below = self._cdf(mid, std) < q
-            low = np.where(below, mid, low)
-            high = np.where(below, high, mid)
-        return 0.5 * (low + high)
+            x = np.where(done, x, new)
+        return x
 
     def interval(
         self, prob: float = 0.94, of: str = "y", kind: str = "eti"
@@ -216,23 +230,37 @@ class Prediction:
             return self.interval(prob, of=of, kind="eti")
         std = np.sqrt(self._component_var(of))
         m = self.means.shape[1]
-        # bisection on the lower tail mass a: density(Q(a)) - density(Q(a + prob)) grows in a
+        # the lower tail mass a solves g(a) = p(Q(a)) - p(Q(a + prob)) = 0, g increasing for a
+        # unimodal density: Newton's method on a inside a bisection bracket
         a_low, a_high = np.zeros(m), np.full(m, 1.0 - prob)
-        for _ in range(40):
-            a = 0.5 * (a_low + a_high)
-            ends = self._solve_cdf(np.stack([a, a + prob]), std)
-            dens = self._pdf(ends, std)
-            left = dens[0] < dens[1]
+        a = np.full(m, (1.0 - prob) / 2)
+        ends = self._solve_cdf(np.stack([a, a + prob]), std)
+        for _ in range(100):
+            dens, slope = self._pdf(ends, std, slope=True)
+            g = dens[0] - dens[1]
+            left = g < 0
             a_low, a_high = np.where(left, a, a_low), np.where(left, a_high, a)
-        a = np.clip(0.5 * (a_low + a_high), 1e-12, 1.0 - prob - 1e-12)
-        lower, upper = self._solve_cdf(np.stack([a, a + prob]), std)
-        return lower, upper
+            # dQ/da = 1/p(Q), so g'(a) = p'(Q(a))/p(Q(a)) - p'(Q(a + prob))/p(Q(a + prob))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                dg = slope[0] / dens[0] - slope[1] / dens[1]
+                newton = a - g / dg
+            inside = np.isfinite(newton) & (newton > a_low) & (newton < a_high)
+            new = np.where(inside, newton, 0.5 * (a_low + a_high))
+            if np.all(np.abs(new - a) <= 1e-13):
+                break
+            a = new
+            ends = self._solve_cdf(np.stack([a, a + prob]), std, start=ends)
+        return ends[0], ends[1]
 
-    def _pdf(self, x: np.ndarray, std: np.ndarray) -> np.ndarray:
+    def _pdf(self, x: np.ndarray, std: np.ndarray, slope: bool = False):
+        """The mixture density at ``x`` (point masses count 0), and its derivative if ``slope``."""
         safe = np.where(std > 0, std, 1.0)
         z = (x[..., None, :] - self.means) / safe
         dens = np.where(std > 0, np.exp(-0.5 * z**2) / (safe * np.sqrt(2 * np.pi)), 0.0)
-        return np.einsum("k,...km->...m", self.weights, dens)
+        total = np.einsum("k,...km->...m", self.weights, dens)
+        if not slope:
+            return total
+        return total, np.einsum("k,...km->...m", self.weights, -dens * z / safe)
 
     # -- joint draws -------------------------------------------------------------------------
     def sample(self, size: int, of: str = "f", seed: int | None = 0) -> np.ndarray:

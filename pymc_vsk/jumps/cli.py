@@ -395,8 +395,6 @@ class Detection:
         Prediction
         """
         Xnew = np.asarray(xnew, dtype=float)[:, None]
-        if self.method == "marginal":
-            return self.gp.predict(Xnew, idata=self.idata, model=self.model, max_draws=max_draws)
         return predict(self.gp, Xnew, idata=self.idata, model=self.model, max_draws=max_draws)
 
 
