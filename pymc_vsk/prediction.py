@@ -328,9 +328,7 @@ class Predictor:
         else:
             self.input_dim = None if X_value is None else int(X_value.shape[1])
         Xnew = pt.matrix("Xnew", dtype="float64")
-        outputs = _conditional(gp, Xnew, diag=True, jitter=jitter)
-        self.noisy = outputs[2] is not None
-        outputs = [o for o in outputs if o is not None]
+        outputs = [o for o in _conditional(gp, Xnew, diag=True, jitter=jitter) if o is not None]
         self.inputs = _inputs(self.model, outputs)
         self.names = [v.name for v in self.inputs]
         self._fn = self._compile([Xnew, *self.inputs], outputs)
