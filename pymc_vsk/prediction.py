@@ -8,8 +8,14 @@ For a ``pm.gp.Marginal`` GP, the predictive mean and variance of the latent f at
     \mu(x) = m + k(x)^\top (K + \sigma_n^2 I)^{-1} (y - m), \qquad
     s_f^2(x) = k(x, x) - k(x)^\top (K + \sigma_n^2 I)^{-1} k(x),
 
-and s_y² = s_f² + σ_n² for a new noisy observation. Over posterior draws θ_s the prediction is
-the mixture: mean = avg_s μ_s, var = avg_s s_s² + var_s μ_s.
+and s_y² = s_f² + σ_n² for a new noisy observation. The other GPs have their own Gaussian
+conditionals: ``pm.gp.MarginalApprox`` its sparse one (VFE, FITC, DTC), ``pm.gp.Latent`` the
+conditional f* | f of each draw of f, the lifted HSGPs theirs in the basis weights, and the
+jump model with its location summed out one per gap between nodes.
+
+Over posterior draws θ_s the prediction is the equal-weight mixture of those Gaussians
+(:class:`Prediction`): mean = avg_s μ_s, var = avg_s s_s² + var_s μ_s, and its quantiles and
+intervals come from the mixture CDF itself, not from a Gaussian with those moments.
 
 :class:`Predictor` compiles the conditional once per GP with the new inputs as a function
 argument, so predicting at other points, other draws or after ``set_data`` never recompiles.
