@@ -280,6 +280,12 @@ class Marginal(pm.gp.Marginal):
 
     Everything else (``conditional``, ``predict``, the stored ``X``, ``y``, ``sigma``) is
     PyMC's. :func:`pymc_vsk.build_model` uses it.
+
+    Attributes
+    ----------
+    jitter : float
+        The nugget added to the diagonal by :meth:`marginal_likelihood`; prediction
+        (:func:`pymc_vsk.prediction.predict`) adds the same one by default.
     """
 
     def marginal_likelihood(
@@ -317,5 +323,5 @@ class Marginal(pm.gp.Marginal):
             sigma if isinstance(sigma, pm.gp.cov.BaseCovariance) else pm.gp.cov.WhiteNoise(sigma)
         )
         mu, cov = self._build_marginal_likelihood(X=X, noise_func=noise, jitter=jitter)
-        self.X, self.y, self.sigma = X, y, noise
+        self.X, self.y, self.sigma, self.jitter = X, y, noise, float(jitter)
         return MarginalNormal(name, mu=mu, cov=cov, observed=y, **kwargs)

@@ -35,7 +35,7 @@ from pymc_vsk.draws import draw_points
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import as_numeric, check_inputs
 
-__all__ = ["Prediction", "Predictor", "power_function", "predict"]
+__all__ = ["Prediction", "Predictor", "fitted_jitter", "power_function", "predict"]
 
 
 @dataclass
@@ -93,17 +93,22 @@ class Predictor:
         A GP whose ``marginal_likelihood`` was set up.
     model : pm.Model, optional
         The model the GP lives in (default: the model in context).
-    jitter : float, default 1e-6
-        Added to the training covariance, as in PyMC's ``conditional``; 0 for exact
-        interpolation with σ_n = 0.
+    jitter : float, optional
+        Added to the training covariance; 0 for exact interpolation with σ_n = 0. Default: the
+        jitter the model was fitted with (``gp.jitter``, relative to the data for
+        :func:`pymc_vsk.build_model`), else PyMC's 1e-6.
     """
 
-    def __init__(self, gp: pm.gp.Marginal, model: pm.Model | None = None, jitter: float = 1e-6):
+    def __init__(
+        self, gp: pm.gp.Marginal, model: pm.Model | None = None, jitter: float | None = None
+    ):
         self.model = pm.modelcontext(model)
         if not hasattr(gp, "X"):
             raise ValueError(
                 "The GP has no data yet: call gp.marginal_likelihood(...) before predicting."
             )
+        jitter = fitted_jitter(gp) if jitter is None else float(jitter)
+        self.jitter = jitter
         self.gp = gp
         X_value = as_numeric(gp.X)
         self.input_dim = None if X_value is None else int(X_value.shape[1])
@@ -203,7 +208,7 @@ def predict(
     idata: xr.DataTree | None = None,
     *,
     model: pm.Model | None = None,
-    jitter: float = 1e-6,
+    jitter: float | None = None,
     max_draws: int | None = 500,
     seed: int = 0,
 ) -> Prediction:
@@ -226,9 +231,9 @@ def predict(
         Posterior draws; the prediction is the mixture over them.
     model : pm.Model, optional
         The model of the GP (default: the model in context).
-    jitter : float, default 1e-6
-        Added to the training covariance, as in PyMC's ``conditional``; 0 for exact
-        interpolation with σ_n = 0.
+    jitter : float, optional
+        Added to the training covariance; 0 for exact interpolation with σ_n = 0. Default: the
+        jitter the model was fitted with (``gp.jitter``), else PyMC's 1e-6.
     max_draws : int or None, default 500
         Most draws mixed (a random subset of the posterior); ``None`` for all.
     seed : int, default 0
@@ -242,11 +247,27 @@ def predict(
     if (point is None) == (idata is None):
         raise ValueError("Pass exactly one of point= (a MAP point) or idata= (a posterior).")
     model = pm.modelcontext(model)
-    key = (id(model), float(jitter))
+    jitter = fitted_jitter(gp) if jitter is None else float(jitter)
+    key = (id(model), jitter)
     predictor = cached(gp, "predictor", key, lambda: Predictor(gp, model, jitter))
     if point is not None:
         return predictor(Xnew, point)
     return predictor.from_posterior(Xnew, idata, max_draws=max_draws, seed=seed)
+
+
+def fitted_jitter(gp: object) -> float:
+    """The jitter a GP's likelihood was built with (``gp.jitter``), else PyMC's 1e-6.
+
+    Parameters
+    ----------
+    gp : GP
+        E.g. from :func:`pymc_vsk.build_model`.
+
+    Returns
+    -------
+    float
+    """
+    return float(getattr(gp, "jitter", 1e-6))
 
 
 def power_function(
