@@ -15,6 +15,7 @@ by σ_f² as any PyMC kernel: ``sigma_f**2 * VSK(...)`` is eq. (15) without the 
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,7 +32,14 @@ from pymc_vsk.memory import check_dense
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
 from pymc_vsk.validation import as_numeric, check_finite, check_inputs
 
-__all__ = ["VSK", "ExactStationary", "LinearVSK", "NegligibleScalingWarning", "kernel_from_sq_dist"]
+__all__ = [
+    "VSK",
+    "ExactDistances",
+    "LinearVSK",
+    "NegligibleScalingWarning",
+    "exact_distances",
+    "kernel_from_sq_dist",
+]
 
 Stationary = pm.gp.cov.Stationary
 
@@ -389,68 +397,63 @@ class VSK(_Lifted):
         return kernel_from_sq_dist(self.cov_func, pt.zeros((Xa.shape[0],), dtype=Xa.dtype))
 
 
-class ExactStationary(pm.gp.cov.Covariance):
-    r"""A radial stationary kernel with distances summed from coordinate differences.
+class ExactDistances:
+    r"""Mixin for a PyMC stationary kernel: distances summed from coordinate differences.
 
-    The same kernel as ``cov_func``, :math:`k(x, x') = \varphi(\|(x - x')/\ell\|)`, computed as
-    the VSK computes it (:func:`pymc_vsk.lifting.scaled_sq_dist`): from the differences
-    x_j − x'_j, not from ‖x/ℓ‖² − 2 xᵀx'/ℓ² + ‖x'/ℓ‖². The latter loses every digit when the
-    inputs carry an offset large against their spread (x = 10⁶ + t); the differences are exact
-    to rounding at any offset, so the stationary model of :func:`pymc_vsk.build_model` is free
-    of units like the VSK. Dense matrices are checked against the memory limit.
-
-    Parameters
-    ----------
-    cov_func : pm.gp.cov.Stationary
-        A radial base kernel (see :func:`pymc_vsk.kernels.base_kernels`).
+    PyMC's ``Stationary.square_dist`` expands ‖x/ℓ‖² − 2 xᵀx'/ℓ² + ‖x'/ℓ‖², which loses every
+    digit when the inputs carry an offset large against their spread (x = 1 + 10⁻⁶ t). This
+    mixin computes Σ_j ((x_j − x'_j)/ℓ_j)² from the differences, as the VSK does
+    (:func:`pymc_vsk.lifting.scaled_sq_dist`), so a stationary kernel gives the same matrix
+    at any offset. Use :func:`exact_distances` to apply it to a kernel; the kernel keeps its
+    class (``isinstance(k, pm.gp.cov.Matern52)`` still holds).
     """
 
-    def __init__(self, cov_func: Stationary) -> None:
-        _check_base(cov_func)
-        _check_ls(cov_func)
-        super().__init__(input_dim=cov_func.input_dim, active_dims=cov_func.active_dims)
-        self.cov_func = cov_func
-
-    def __repr__(self) -> str:
-        return f"{type(self.cov_func).__name__}(input_dim={self.cov_func.input_dim})"
-
-    def _columns(self, X: Any, name: str) -> list[Variable]:
-        check_inputs(X, self.input_dim, name=name, owner=repr(self))
-        X = pt.as_tensor_variable(X)
-        return [X[:, j] for j in range(self.input_dim)]
-
-    def full(
-        self, X: npt.ArrayLike | pt.TensorLike, Xs: npt.ArrayLike | pt.TensorLike | None = None
-    ) -> Variable:
-        """Covariance matrix k(X, Xs) (``Xs=None``: k(X, X)).
+    def square_dist(self, X: pt.TensorLike, Xs: pt.TensorLike | None) -> Variable:
+        """Squared scaled distances between the (already sliced) inputs, from differences.
 
         Parameters
         ----------
-        X : array or tensor, shape (n, input_dim)
-        Xs : array or tensor, shape (m, input_dim), optional
+        X : tensor-like, shape (n, len(active_dims))
+        Xs : tensor-like, shape (m, len(active_dims)), optional
 
         Returns
         -------
         TensorVariable, shape (n, m)
         """
-        _check_size(self, X, Xs)
-        columns = self._columns(X, "X")
-        columns_s = None if Xs is None else self._columns(Xs, "Xs")
-        return kernel_from_sq_dist(self.cov_func, scaled_sq_dist(self.cov_func, columns, columns_s))
+        width = int(np.max(self.active_dims)) + 1
 
-    def diag(self, X: npt.ArrayLike | pt.TensorLike) -> Variable:
-        """Diagonal k(x_i, x_i) = φ(0).
+        def columns(Z: pt.TensorLike) -> list[Variable | None]:
+            Z = pt.as_tensor_variable(Z)
+            out: list[Variable | None] = [None] * width
+            for j, col in enumerate(self.active_dims):
+                out[col] = Z[:, j]
+            return out
 
-        Parameters
-        ----------
-        X : array or tensor, shape (n, input_dim)
+        return scaled_sq_dist(self, columns(X), None if Xs is None else columns(Xs))
 
-        Returns
-        -------
-        TensorVariable, shape (n,)
-        """
-        X = pt.as_tensor_variable(X)
-        return kernel_from_sq_dist(self.cov_func, pt.zeros((X.shape[0],), dtype=X.dtype))
+
+def exact_distances(cov_func: Stationary) -> Stationary:
+    """``cov_func`` with distances computed by :class:`ExactDistances`, in place.
+
+    Parameters
+    ----------
+    cov_func : pm.gp.cov.Stationary
+        A radial base kernel (see :func:`pymc_vsk.kernels.base_kernels`).
+
+    Returns
+    -------
+    pm.gp.cov.Stationary
+        The same object, now of a subclass of its class that mixes in :class:`ExactDistances`.
+    """
+    _check_base(cov_func)
+    if not isinstance(cov_func, ExactDistances):
+        cov_func.__class__ = _exact_class(type(cov_func))
+    return cov_func
+
+
+@functools.cache
+def _exact_class(cls: type[Stationary]) -> type[Stationary]:
+    return type(cls.__name__, (ExactDistances, cls), {"__module__": cls.__module__})
 
 
 class LinearVSK(_Lifted):

@@ -29,7 +29,7 @@ import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 
-from pymc_vsk.covariance import VSK, ExactStationary
+from pymc_vsk.covariance import VSK, exact_distances
 from pymc_vsk.fitting import record_units
 from pymc_vsk.kernels import is_radial
 from pymc_vsk.likelihood import Marginal, MarginalNormal, gaussian_logp
@@ -226,7 +226,7 @@ def build_model(
       (:func:`pymc_vsk.priors.x_scale`), so ψ's amplitude is relative to the data's x-range
       (amplitude 1: a jump as large as the x-range) and the kernel of eq. (13) compares
       s·ψ with ℓ in the same units (see :class:`pymc_vsk.VSK`);
-    * kernel distances, stationary ones included (:class:`pymc_vsk.covariance.ExactStationary`),
+    * kernel distances, stationary ones included (:class:`pymc_vsk.covariance.ExactDistances`),
       are summed from coordinate differences (x − x')/ℓ, exact at any offset b;
     * the jitter is relative to sd(y)²;
     * the scale sd(y) of the mean is recorded for :func:`pymc_vsk.fit_map`, which optimises in
@@ -268,14 +268,14 @@ def build_model(
         if psi is not None:
             cov = VSK(cov, psi, psi_scale=x_scale(X_np) if standardize else 1.0)
         elif standardize and _is_radial_instance(cov):
-            cov = ExactStationary(cov)
+            cov = exact_distances(cov)
         sigma_f, sigma_n = signal_and_noise(specs)
         if isinstance(sigma_n, np.ndarray):  # fixed: a data container, changeable later
             sigma_n = pm.Data("sigma_n", sigma_n)
         gp = Marginal(mean_func=mean_function(mean, specs), cov_func=sigma_f**2 * cov)
         gp.marginal_likelihood(name, X=X_data, y=y_data, sigma=sigma_n, jitter=jitter)
-    if standardize:
-        record_units(model, {"mean": y_scale(y_np)}, cov if isinstance(cov, VSK) else None)
+    scales = {"mean": y_scale(y_np)} if standardize else {}
+    record_units(model, scales, cov if isinstance(cov, VSK) else None)
     return model, gp
 
 
