@@ -29,7 +29,7 @@ from pytensor.graph import Variable
 from pymc_vsk.kernels import base_kernels, is_radial
 from pymc_vsk.lifting import kernel_from_sq_dist, lift, lifted_columns, scaled_sq_dist
 from pymc_vsk.memory import check_dense
-from pymc_vsk.scaling import ScalingFunction, as_scaling_function
+from pymc_vsk.scaling import ScalingFunction, as_scaling_function, numeric_value
 from pymc_vsk.validation import as_numeric, check_finite, check_inputs
 
 __all__ = [
@@ -104,6 +104,10 @@ def warn_if_negligible(reach: np.ndarray, where: str, stacklevel: int = 3) -> No
         )
 
 
+def _is_one(value: Any) -> bool:
+    return not isinstance(value, Variable) and np.all(np.asarray(value) == 1.0)
+
+
 def _g(values: np.ndarray) -> str:
     return ", ".join(f"{v:.3g}" for v in np.ravel(values))
 
@@ -121,8 +125,9 @@ class _Lifted(pm.gp.cov.Covariance):
         psi_scale: float = 1.0,
     ) -> None:
         self.psi: ScalingFunction = as_scaling_function(psi, q=q)
-        self.psi_scale = float(psi_scale)
-        if not (np.isfinite(self.psi_scale) and self.psi_scale > 0):
+        self.psi_scale = psi_scale
+        value = as_numeric(psi_scale)
+        if value is not None and not (np.all(np.isfinite(value)) and np.all(value > 0)):
             raise ValueError(f"psi_scale must be finite and positive; got {psi_scale!r}.")
         self.q = self.psi.q
         if active_dims is not None:
@@ -173,7 +178,7 @@ class _Lifted(pm.gp.cov.Covariance):
 
     def _scaled(self, columns: list[Variable]) -> list[Variable]:
         """The lifted coordinates with the ψ columns multiplied by ``psi_scale``."""
-        if self.psi_scale == 1.0:
+        if _is_one(self.psi_scale):
             return columns
         return columns[: self.d] + [self.psi_scale * c for c in columns[self.d :]]
 
@@ -195,7 +200,7 @@ class _Lifted(pm.gp.cov.Covariance):
         Xa = self._select(X, name)
         self._check_psi(X, name)
         Z = pt.as_tensor_variable(lift(Xa, self.psi))
-        if self.psi_scale == 1.0:
+        if _is_one(self.psi_scale):
             return Z
         return pt.concatenate([Z[:, : self.d], self.psi_scale * Z[:, self.d :]], axis=1)
 
@@ -266,8 +271,9 @@ class VSK(_Lifted):
         ``active_dims``, to combine the VSK with kernels acting on other columns.
     active_dims : sequence of int, optional
         The ``d`` columns of ``X`` that ψ and the kernel act on.
-    psi_scale : float, default 1.0
-        The factor s of the lifted coordinate: the kernel sees [x, s·ψ(x)].
+    psi_scale : float or tensor, default 1.0
+        The factor s of the lifted coordinate: the kernel sees [x, s·ψ(x)] (a tensor may
+        depend on data containers, as in :func:`pymc_vsk.build_model`).
 
     Warns
     -----
@@ -336,13 +342,19 @@ class VSK(_Lifted):
 
     def __repr__(self) -> str:
         base = f"{type(self.cov_func).__name__}(input_dim={self.cov_func.input_dim})"
-        scale = "" if self.psi_scale == 1.0 else f", psi_scale={self.psi_scale:g}"
+        value = numeric_value(self.psi_scale)
+        scale = (
+            ""
+            if _is_one(self.psi_scale)
+            else f", psi_scale={_g(value) if value is not None else '...'}"
+        )
         return f"VSK({base}, {self.psi!r}{scale})"
 
     def _check_reach(self, psi_values: np.ndarray) -> None:
         ls = as_numeric(self.cov_func.ls)
-        if ls is not None:
-            warn_if_negligible(psi_reach(psi_values, self.psi_scale, ls), repr(self), 6)
+        scale = numeric_value(self.psi_scale)
+        if ls is not None and scale is not None:
+            warn_if_negligible(psi_reach(psi_values, float(scale), ls), repr(self), 6)
 
     def lifted_sq_dist(self, Z: Variable, Zs: Variable | None = None) -> Variable:
         r"""Squared scaled distance ‖(Ψ(x) − Ψ(x'))/ℓ‖² between lifted inputs, from differences.

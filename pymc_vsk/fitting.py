@@ -39,7 +39,7 @@ from pymc_vsk.caching import cache_entries, cached
 from pymc_vsk.covariance import psi_reach, warn_if_negligible
 from pymc_vsk.lifting import psi_columns
 from pymc_vsk.priors import node_scales, y_scale
-from pymc_vsk.scaling import NUMPY_MODE
+from pymc_vsk.scaling import NUMPY_MODE, numeric_value
 
 __all__ = [
     "MapResult",
@@ -273,8 +273,9 @@ def _check_reach(model: pm.Model, point: Mapping[str, np.ndarray]) -> None:
         return lambda p: fn(*(p[v.name] for v in inputs))
 
     values, ls = cached(model, "psi_reach", None, build)(point)
+    scale = numeric_value(vsk.psi_scale)
     where = "the fit (ℓ = " + _fmt(ls) + ")"
-    warn_if_negligible(psi_reach(values, vsk.psi_scale, ls), where, stacklevel=4)
+    warn_if_negligible(psi_reach(values, float(scale), ls), where, stacklevel=4)
 
 
 def compiled_objective(model: pm.Model, mode: Mode | str | None = None) -> _Objective:

@@ -283,7 +283,7 @@ class Marginal(pm.gp.Marginal):
 
     Attributes
     ----------
-    jitter : float
+    jitter : float or tensor
         The nugget added to the diagonal by :meth:`marginal_likelihood`; prediction
         (:func:`pymc_vsk.prediction.predict`) adds the same one by default.
     """
@@ -294,7 +294,7 @@ class Marginal(pm.gp.Marginal):
         X: pt.TensorLike,
         y: pt.TensorLike,
         sigma: pt.TensorLike | pm.gp.cov.Covariance,
-        jitter: float = 1e-6,
+        jitter: float | pt.TensorLike = 1e-6,
         **kwargs: object,
     ) -> TensorVariable:
         """As ``pm.gp.Marginal.marginal_likelihood``, with :class:`MarginalNormal` for y.
@@ -309,8 +309,8 @@ class Marginal(pm.gp.Marginal):
             Observations.
         sigma : tensor-like or Covariance
             Noise standard deviation, or a noise covariance.
-        jitter : float, default 1e-6
-            Added to the diagonal of the covariance.
+        jitter : float or tensor, default 1e-6
+            Added to the diagonal of the covariance (a tensor may depend on data containers).
         **kwargs
             Passed to the distribution (e.g. ``dims``).
 
@@ -323,5 +323,5 @@ class Marginal(pm.gp.Marginal):
             sigma if isinstance(sigma, pm.gp.cov.BaseCovariance) else pm.gp.cov.WhiteNoise(sigma)
         )
         mu, cov = self._build_marginal_likelihood(X=X, noise_func=noise, jitter=jitter)
-        self.X, self.y, self.sigma, self.jitter = X, y, noise, float(jitter)
+        self.X, self.y, self.sigma, self.jitter = X, y, noise, jitter
         return MarginalNormal(name, mu=mu, cov=cov, observed=y, **kwargs)

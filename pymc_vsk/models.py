@@ -45,7 +45,6 @@ from pymc_vsk.priors import (
     node_scales,
     resolve_priors,
     signal_and_noise,
-    x_scale,
     y_scale,
 )
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
@@ -180,9 +179,11 @@ def build_model(
     jitter : float, optional
         Nugget added to the diagonal of the covariance for numerical stability. With
         ``standardize=True`` it is relative to the data: the diagonal gets ``jitter · sd(y)²``
+        (sd of the current data container, so :func:`set_data` updates it)
         (default ``jitter=1e-6``: 10⁻⁶ of the variance of y, the same share of the data at
         any units). With ``standardize=False`` it is absolute (default 1e-6, PyMC's). The
-        value used is ``gp.jitter``, which :func:`pymc_vsk.prediction.predict` reuses.
+        value used (a number, or a tensor of the data) is ``gp.jitter``, which
+        :func:`pymc_vsk.prediction.predict` and :func:`pymc_vsk.loo.add_log_likelihood` reuse.
     standardize : bool, default True
         Make the model free of units (see Notes). ``False`` gives the paper's model as
         written: the kernel sees [x, ψ(x)], PyMC's stationary kernels and an absolute jitter.
@@ -223,9 +224,10 @@ def build_model(
     what is standardised is internal:
 
     * the lifted coordinate is s·ψ(x) with s the largest column span of X
-      (:func:`pymc_vsk.priors.x_scale`), so ψ's amplitude is relative to the data's x-range
-      (amplitude 1: a jump as large as the x-range) and the kernel of eq. (13) compares
-      s·ψ with ℓ in the same units (see :class:`pymc_vsk.VSK`);
+      (:func:`pymc_vsk.priors.x_scale`, of the current data container), so ψ's amplitude
+      is relative to the data's x-range (amplitude 1: a jump as large as the x-range) and
+      the kernel of eq. (13) compares s·ψ with ℓ in the same units (see
+      :class:`pymc_vsk.VSK`);
     * kernel distances, stationary ones included (:class:`pymc_vsk.covariance.ExactDistances`),
       are summed from coordinate differences (x − x')/ℓ, exact at any offset b;
     * the jitter is relative to sd(y)²;
@@ -254,10 +256,7 @@ def build_model(
     specs = resolve_priors(priors, X_np, y_np, overrides)
     psi = None if psi is None else as_scaling_function(psi)  # once per model
     q = 0 if psi is None else psi.q
-    if jitter is None:
-        jitter = 1e-6
-    if standardize:
-        jitter = float(jitter) * y_scale(y_np) ** 2
+    jitter = 1e-6 if jitter is None else float(jitter)
 
     model = pm.Model.get_context(error_if_none=False)
     context = model if model is not None else pm.Model()
@@ -265,8 +264,11 @@ def build_model(
         X_data = pm.Data("X", X_np)
         y_data = pm.Data(f"{name}_data", y_np)
         cov = base_kernel(kernel, X_np.shape[1] + q, specs, ard)
+        if standardize:  # read from the data containers, so set_data updates them
+            jitter = jitter * pt.square(_data_scale(pt.std(y_data)))
         if psi is not None:
-            cov = VSK(cov, psi, psi_scale=x_scale(X_np) if standardize else 1.0)
+            s = _data_scale(pt.max(pt.ptp(X_data, axis=0))) if standardize else 1.0
+            cov = VSK(cov, psi, psi_scale=s)
         elif standardize and _is_radial_instance(cov):
             cov = exact_distances(cov)
         sigma_f, sigma_n = signal_and_noise(specs)
@@ -277,6 +279,11 @@ def build_model(
     scales = {"mean": y_scale(y_np)} if standardize else {}
     record_units(model, scales, cov if isinstance(cov, VSK) else None)
     return model, gp
+
+
+def _data_scale(value: pt.TensorVariable) -> pt.TensorVariable:
+    """A scale of the data (:func:`pymc_vsk.priors.x_scale`, ``y_scale``): 1 where it is 0."""
+    return pt.switch(pt.gt(value, 0.0), value, 1.0)
 
 
 def _is_radial_instance(cov: pm.gp.cov.Covariance) -> bool:

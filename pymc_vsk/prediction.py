@@ -108,7 +108,6 @@ class Predictor:
                 "The GP has no data yet: call gp.marginal_likelihood(...) before predicting."
             )
         jitter = fitted_jitter(gp) if jitter is None else float(jitter)
-        self.jitter = jitter
         self.gp = gp
         X_value = as_numeric(gp.X)
         self.input_dim = None if X_value is None else int(X_value.shape[1])
@@ -247,15 +246,14 @@ def predict(
     if (point is None) == (idata is None):
         raise ValueError("Pass exactly one of point= (a MAP point) or idata= (a posterior).")
     model = pm.modelcontext(model)
-    jitter = fitted_jitter(gp) if jitter is None else float(jitter)
-    key = (id(model), jitter)
+    key = (id(model), "fitted" if jitter is None else float(jitter))
     predictor = cached(gp, "predictor", key, lambda: Predictor(gp, model, jitter))
     if point is not None:
         return predictor(Xnew, point)
     return predictor.from_posterior(Xnew, idata, max_draws=max_draws, seed=seed)
 
 
-def fitted_jitter(gp: object) -> float:
+def fitted_jitter(gp: object) -> float | pt.TensorVariable:
     """The jitter a GP's likelihood was built with (``gp.jitter``), else PyMC's 1e-6.
 
     Parameters
@@ -265,9 +263,10 @@ def fitted_jitter(gp: object) -> float:
 
     Returns
     -------
-    float
+    float or TensorVariable
+        A tensor when the jitter is relative to data containers (read when called).
     """
-    return float(getattr(gp, "jitter", 1e-6))
+    return getattr(gp, "jitter", 1e-6)
 
 
 def power_function(

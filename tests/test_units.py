@@ -21,7 +21,7 @@ import pytest
 from pymc_vsk import VSK, build_model, fit_map, predict, targets
 from pymc_vsk.covariance import NegligibleScalingWarning
 from pymc_vsk.jumps import build_jump_model
-from pymc_vsk.scaling import Disk, Jump
+from pymc_vsk.scaling import Disk, Jump, numeric_value
 
 #: (a, c) pairs: scales of x and of y, with offsets b = 3a + 1 and d = -2c + 5.
 SCALES = [(1e-6, 1.0), (1e6, 1.0), (1.0, 1e-6), (1.0, 1e6), (3.7e-4, 2.2e5), (2.5e5, 4e-5)]
@@ -57,7 +57,7 @@ def _fit(X, y, psi, options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model, gp = build_model(X, y, psi=psi, **options)
-        fit = fit_map(model, n_starts=4, seed=0, warn=False)
+        fit = fit_map(model, n_starts=2, seed=0, warn=False)
     return model, gp, fit
 
 
@@ -86,7 +86,7 @@ def _check_case(case, a, c):
     np.testing.assert_allclose((fit2.point["mean"] - d) / c, fit1.point["mean"], atol=1e-3 * scale)
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", ["stationary", "vsk", "vsk_2d"])
 def test_fit_and_prediction_are_the_same_in_other_units(case):
     _check_case(case, *FAST[case])
 
@@ -98,6 +98,7 @@ def test_fit_and_prediction_are_the_same_in_other_units_sweep(case, a, c):
     _check_case(case, a, c)
 
 
+@pytest.mark.slow
 def test_the_vsk_still_beats_the_stationary_fit_in_large_x_units():
     """Reference: the jump target. In x units of 1e6 the VSK must keep its unit-scale lead."""
     X, y = _one_d()
@@ -113,23 +114,25 @@ def test_the_vsk_still_beats_the_stationary_fit_in_large_x_units():
 
 
 @functools.cache
-def _jump_fit(method, a, c):
+def _jump_fit(a, c):
     X, y = _one_d(60)
     b, d = 3.0 * a + 1.0, -2.0 * c + 5.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model, _ = build_jump_model(a * X + b, c * y + d, n_jumps=1, method=method)
-        return fit_map(model, n_starts=4, seed=0, warn=False).point
+        model, _ = build_jump_model(a * X + b, c * y + d, n_jumps=1, method="smooth")
+        return fit_map(model, n_starts=2, seed=0, warn=False).point
 
 
 #: Offsets of the reference fit at a = c = 1.
 B1, D1 = 4.0, 3.0
 
 
-@pytest.mark.parametrize(("a", "c"), [(2.5e5, 4e-5), (3.7e-4, 2.2e5)])
+@pytest.mark.parametrize(
+    ("a", "c"), [(2.5e5, 4e-5), pytest.param(3.7e-4, 2.2e5, marks=pytest.mark.slow)]
+)
 def test_jump_model_map_is_the_same_in_other_units(a, c):
     b, d = 3.0 * a + 1.0, -2.0 * c + 5.0
-    ref, other = _jump_fit("smooth", 1.0, 1.0), _jump_fit("smooth", a, c)
+    ref, other = _jump_fit(1.0, 1.0), _jump_fit(a, c)
     np.testing.assert_allclose((other["location"] - b) / a, ref["location"] - B1, atol=1e-4)
     np.testing.assert_allclose(other["amplitude"], ref["amplitude"], rtol=1e-3)
     np.testing.assert_allclose(other["ls"] / a, ref["ls"], rtol=1e-3)
@@ -138,14 +141,19 @@ def test_jump_model_map_is_the_same_in_other_units(a, c):
 
 
 def test_marginal_jump_model_is_the_same_in_other_units():
+    """The location posterior given θ (gap probabilities) at a point and its image."""
+    X, y = _one_d(60)
     a, c = 2.5e5, 4e-5
-    d = -2.0 * c + 5.0
-    ref, other = _jump_fit("marginal", 1.0, 1.0), _jump_fit("marginal", a, c)
-    np.testing.assert_allclose(other["y_gap_probs"], ref["y_gap_probs"], atol=1e-4)
-    np.testing.assert_allclose(other["amplitude"], ref["amplitude"], rtol=1e-3)
-    np.testing.assert_allclose(other["ls"] / a, ref["ls"], rtol=1e-3)
-    np.testing.assert_allclose(other["sigma_f"] / c, ref["sigma_f"], rtol=1e-3)
-    np.testing.assert_allclose((other["mean"] - d) / c, (ref["mean"] - D1), atol=1e-3)
+    b, d = 3.0 * a + 1.0, -2.0 * c + 5.0
+    point = {"ls": 0.05, "sigma_f": 1.0, "sigma_n": 0.25, "amplitude": 0.5, "mean": 0.3}
+    image = {"ls": a * 0.05, "sigma_f": c, "sigma_n": c * 0.25, "amplitude": 0.5}
+    image["mean"] = c * 0.3 + d
+    probs = []
+    for Xs, ys, p in ((X, y, point), (a * X + b, c * y + d, image)):
+        model, _ = build_jump_model(Xs, ys, method="marginal")
+        probs.append(numeric_value(model["y_gap_probs"], p))
+    assert probs[0].max() > 0.5  # the jump is found: a test that can tell the two apart
+    np.testing.assert_allclose(probs[1], probs[0], atol=1e-6)
 
 
 def test_jitter_is_relative_to_the_data_and_shared_with_prediction():
@@ -155,7 +163,7 @@ def test_jitter_is_relative_to_the_data_and_shared_with_prediction():
     model, gp = build_model(
         X, c * y, psi=Jump(0.5), mean="zero", sigma_n=0.0, sigma_f=2.0 * c, ls=0.1
     )
-    assert gp.jitter == pytest.approx(1e-6 * np.std(c * y) ** 2)
+    assert numeric_value(gp.jitter) == pytest.approx(1e-6 * np.std(c * y) ** 2)
     pred = predict(gp, X, point={}, model=model)
     np.testing.assert_allclose(pred.mean / c, y, atol=1e-3)
     assert np.max(pred.std_f) < 1e-2 * c
@@ -199,4 +207,4 @@ def test_fit_map_warns_when_the_fitted_length_scale_makes_psi_negligible():
         warnings.simplefilter("ignore")
         model, _ = build_model(a * X, y, psi=Jump(0.5 * a), standardize=False)
     with pytest.warns(NegligibleScalingWarning, match="fit"):
-        fit_map(model, n_starts=2, seed=0, warn=False)
+        fit_map(model, n_starts=1, seed=0, warn=False)
