@@ -325,3 +325,58 @@ class Marginal(pm.gp.Marginal):
         mu, cov = self._build_marginal_likelihood(X=X, noise_func=noise, jitter=jitter)
         self.X, self.y, self.sigma, self.jitter = X, y, noise, jitter
         return MarginalNormal(name, mu=mu, cov=cov, observed=y, **kwargs)
+
+    def _fitted_jitter(self, jitter: float | pt.TensorLike | None) -> float | pt.TensorLike:
+        return getattr(self, "jitter", 1e-6) if jitter is None else jitter
+
+    def conditional(
+        self,
+        name: str,
+        Xnew: pt.TensorLike,
+        pred_noise: bool = False,
+        given: dict | None = None,
+        jitter: float | pt.TensorLike | None = None,
+        **kwargs: object,
+    ) -> TensorVariable:
+        """PyMC's ``conditional``; ``jitter=None`` (default) adds the likelihood's jitter.
+
+        Parameters
+        ----------
+        name, Xnew, pred_noise, given, **kwargs
+            As in ``pm.gp.Marginal.conditional``.
+        jitter : float or tensor, optional
+            Default: ``self.jitter``, so fitting and prediction add the same nugget.
+
+        Returns
+        -------
+        TensorVariable
+        """
+        jitter = self._fitted_jitter(jitter)
+        return super().conditional(name, Xnew, pred_noise, given, jitter, **kwargs)
+
+    def predict(
+        self,
+        Xnew: pt.TensorLike,
+        point: dict | None = None,
+        diag: bool = False,
+        pred_noise: bool = False,
+        given: dict | None = None,
+        jitter: float | pt.TensorLike | None = None,
+        model: pm.Model | None = None,
+    ) -> tuple:
+        """PyMC's ``predict``; ``jitter=None`` (default) adds the likelihood's jitter.
+
+        Parameters
+        ----------
+        Xnew, point, diag, pred_noise, given, model
+            As in ``pm.gp.Marginal.predict``.
+        jitter : float or tensor, optional
+            Default: ``self.jitter``, so fitting and prediction add the same nugget.
+
+        Returns
+        -------
+        tuple of ndarray
+            Mean and variance (or covariance).
+        """
+        jitter = self._fitted_jitter(jitter)
+        return super().predict(Xnew, point, diag, pred_noise, given, jitter, model)

@@ -167,6 +167,8 @@ def test_jitter_is_relative_to_the_data_and_shared_with_prediction():
     pred = predict(gp, X, point={}, model=model)
     np.testing.assert_allclose(pred.mean / c, y, atol=1e-3)
     assert np.max(pred.std_f) < 1e-2 * c
+    mu, _ = gp.predict(X, point={}, diag=True, model=model)  # PyMC's path: the same jitter
+    np.testing.assert_allclose(mu / c, y, atol=1e-3)
 
 
 def test_memory_guard_covers_the_stationary_model():
