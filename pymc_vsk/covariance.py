@@ -15,6 +15,8 @@ by σ_f² as any PyMC kernel: ``sigma_f**2 * VSK(...)`` is eq. (15) without the 
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,12 +29,87 @@ from pytensor.graph import Variable
 from pymc_vsk.kernels import base_kernels, is_radial
 from pymc_vsk.lifting import kernel_from_sq_dist, lift, lifted_columns, scaled_sq_dist
 from pymc_vsk.memory import check_dense
-from pymc_vsk.scaling import ScalingFunction, as_scaling_function
+from pymc_vsk.scaling import ScalingFunction, as_scaling_function, numeric_value
 from pymc_vsk.validation import as_numeric, check_finite, check_inputs
 
-__all__ = ["VSK", "LinearVSK", "kernel_from_sq_dist"]
+__all__ = [
+    "VSK",
+    "ExactDistances",
+    "LinearVSK",
+    "NegligibleScalingWarning",
+    "exact_distances",
+    "kernel_from_sq_dist",
+]
 
 Stationary = pm.gp.cov.Stationary
+
+#: Below this ratio of ψ's range (times ``psi_scale``) to its length scale, ψ cannot matter.
+NEGLIGIBLE_REACH = 1e-3
+
+
+class NegligibleScalingWarning(UserWarning):
+    """ψ's range is too small against the length scale to change the kernel.
+
+    A lifted coordinate s·ψ(x) enters the kernel through (s·ψ(x) − s·ψ(x'))/ℓ (eq. 13); when
+    its range over the data is below 10⁻³ ℓ the VSK equals the stationary kernel to rounding.
+    """
+
+
+def psi_reach(psi_values: np.ndarray, psi_scale: float, ls: npt.ArrayLike) -> np.ndarray:
+    """Range of each lifted ψ coordinate over the data, in length scales.
+
+    Parameters
+    ----------
+    psi_values : ndarray, shape (n,) or (n, q)
+        ψ at the data.
+    psi_scale : float
+        The factor s of the lifted coordinate s·ψ(x).
+    ls : array-like
+        One length scale, or one per lifted coordinate (the last q belong to ψ).
+
+    Returns
+    -------
+    ndarray, shape (q,)
+        s · (max ψ_k − min ψ_k) / ℓ_k.
+    """
+    values = np.asarray(psi_values, dtype=float).reshape(len(psi_values), -1)
+    ls = np.atleast_1d(np.asarray(ls, dtype=float))
+    q = values.shape[1]
+    ls_psi = ls[-q:] if ls.size > 1 else np.repeat(ls, q)
+    return abs(psi_scale) * np.ptp(values, axis=0) / ls_psi
+
+
+def warn_if_negligible(reach: np.ndarray, where: str, stacklevel: int = 3) -> None:
+    """Warn (:class:`NegligibleScalingWarning`) if a ψ coordinate's reach is negligible.
+
+    Parameters
+    ----------
+    reach : ndarray
+        :func:`psi_reach` of each ψ coordinate.
+    where : str
+        What has these length scales, for the message.
+    stacklevel : int, default 3
+    """
+    reach = np.asarray(reach, dtype=float)
+    small = np.flatnonzero((reach < NEGLIGIBLE_REACH) & (reach > 0))
+    if small.size:
+        warnings.warn(
+            f"ψ is too small to matter at the length scales of {where}: the range of ψ "
+            f"coordinate(s) {small.tolist()} over the data is {_g(reach[small])} length "
+            f"scales (below {NEGLIGIBLE_REACH:g}), so the VSK is the stationary kernel. Give ψ "
+            "an amplitude comparable to the length scale (in the units of x), or use "
+            "build_model, whose lifted coordinate is scaled by the span of the data.",
+            NegligibleScalingWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _is_one(value: Any) -> bool:
+    return not isinstance(value, Variable) and np.all(np.asarray(value) == 1.0)
+
+
+def _g(values: np.ndarray) -> str:
+    return ", ".join(f"{v:.3g}" for v in np.ravel(values))
 
 
 class _Lifted(pm.gp.cov.Covariance):
@@ -45,8 +122,13 @@ class _Lifted(pm.gp.cov.Covariance):
         input_dim: int | None,
         active_dims: Sequence[int] | None,
         q: int | None,
+        psi_scale: float = 1.0,
     ) -> None:
         self.psi: ScalingFunction = as_scaling_function(psi, q=q)
+        self.psi_scale = psi_scale
+        value = as_numeric(psi_scale)
+        if value is not None and not (np.all(np.isfinite(value)) and np.all(value > 0)):
+            raise ValueError(f"psi_scale must be finite and positive; got {psi_scale!r}.")
         self.q = self.psi.q
         if active_dims is not None:
             active_dims = np.asarray(active_dims, dtype=int).ravel()
@@ -89,9 +171,21 @@ class _Lifted(pm.gp.cov.Covariance):
                 "Make ψ map an (n, d) array to (n,) or (n, q), and pass q= for q > 1."
             )
         check_finite(out, f"ψ({name})", "make ψ finite on every input (check logs, divisions).")
+        self._check_reach(out)
+
+    def _check_reach(self, psi_values: np.ndarray) -> None:
+        """Warn when ψ is negligible against the length scales (kernels that have them)."""
+
+    def _scaled(self, columns: list[Variable]) -> list[Variable]:
+        """The lifted coordinates with the ψ columns multiplied by ``psi_scale``."""
+        if _is_one(self.psi_scale):
+            return columns
+        return columns[: self.d] + [self.psi_scale * c for c in columns[self.d :]]
 
     def lift(self, X: npt.ArrayLike | pt.TensorLike, name: str = "X") -> Variable:
-        r"""Lifted inputs :math:`\Psi(X) = [X, \psi(X)]`, shape ``(n, d + q)`` (eq. 13).
+        r"""Lifted inputs :math:`\Psi(X) = [X, s\,\psi(X)]`, shape ``(n, d + q)`` (eq. 13).
+
+        ``s`` is ``psi_scale`` (1 unless set).
 
         Parameters
         ----------
@@ -105,7 +199,10 @@ class _Lifted(pm.gp.cov.Covariance):
         """
         Xa = self._select(X, name)
         self._check_psi(X, name)
-        return pt.as_tensor_variable(lift(Xa, self.psi))
+        Z = pt.as_tensor_variable(lift(Xa, self.psi))
+        if _is_one(self.psi_scale):
+            return Z
+        return pt.concatenate([Z[:, : self.d], self.psi_scale * Z[:, self.d :]], axis=1)
 
     def full(
         self, X: npt.ArrayLike | pt.TensorLike, Xs: npt.ArrayLike | pt.TensorLike | None = None
@@ -147,7 +244,7 @@ class _Lifted(pm.gp.cov.Covariance):
         """The d + q lifted coordinates as vectors, without building the (n, d + q) matrix."""
         Xa = self._select(X, name)
         self._check_psi(X, name)
-        return lifted_columns(Xa, self.psi, self.d)
+        return self._scaled(lifted_columns(Xa, self.psi, self.d))
 
 
 class VSK(_Lifted):
@@ -174,9 +271,28 @@ class VSK(_Lifted):
         ``active_dims``, to combine the VSK with kernels acting on other columns.
     active_dims : sequence of int, optional
         The ``d`` columns of ``X`` that ψ and the kernel act on.
+    psi_scale : float or tensor, default 1.0
+        The factor s of the lifted coordinate: the kernel sees [x, s·ψ(x)] (a tensor may
+        depend on data containers, as in :func:`pymc_vsk.build_model`).
+
+    Warns
+    -----
+    NegligibleScalingWarning
+        When the kernel is evaluated on numeric ``X`` with a fixed ψ and a numeric ℓ and some
+        ψ coordinate's range s·ptp(ψ) over ``X`` is below 10⁻³ of its length scale: the VSK
+        is then the stationary kernel.
 
     Notes
     -----
+    **Units of the amplitude.** The lifted coordinate s·ψ(x) is a coordinate like x: it is
+    divided by the same length scale ℓ (or by its own ℓ with ARD), so s·ψ is measured in the
+    units of x. A jump of ψ by Δ across a discontinuity moves two points on either side apart
+    by s·Δ in the lifted space, and it decorrelates them when s·Δ is comparable to ℓ or larger
+    (for a Matérn kernel, k ≈ k(s·Δ/ℓ)). With the default s = 1 a unit ``Jump`` is a jump of one
+    x unit: right for x in [0, 1] (the paper's setting), negligible for x in metres across a
+    kilometre. :func:`pymc_vsk.build_model` sets s to the largest column span of its X, so
+    amplitude 1 means a jump as large as the data's x-range, in any units.
+
     Distances in the lifted space are computed from coordinate differences, not from the
     expansion ‖a‖² − 2aᵀb + ‖b‖² PyMC's stationary kernels use, so ``full`` is exact to
     rounding (the diagonal is exactly k(0)) and gradients stay finite at zero distance.
@@ -200,6 +316,7 @@ class VSK(_Lifted):
         q: int | None = None,
         input_dim: int | None = None,
         active_dims: Sequence[int] | None = None,
+        psi_scale: float = 1.0,
     ) -> None:
         _check_base(cov_func)
         psi = as_scaling_function(psi, q=q)  # once: the base class keeps this object
@@ -219,13 +336,25 @@ class VSK(_Lifted):
                 f"input_dim={input_dim + psi_q}, or pass active_dims naming the d={d} columns of "
                 "X the VSK acts on."
             )
-        super().__init__(psi, d, input_dim, active_dims, q)
+        super().__init__(psi, d, input_dim, active_dims, q, psi_scale)
         self.cov_func = cov_func
         _check_ls(cov_func)
 
     def __repr__(self) -> str:
         base = f"{type(self.cov_func).__name__}(input_dim={self.cov_func.input_dim})"
-        return f"VSK({base}, {self.psi!r})"
+        value = numeric_value(self.psi_scale)
+        scale = (
+            ""
+            if _is_one(self.psi_scale)
+            else f", psi_scale={_g(value) if value is not None else '...'}"
+        )
+        return f"VSK({base}, {self.psi!r}{scale})"
+
+    def _check_reach(self, psi_values: np.ndarray) -> None:
+        ls = as_numeric(self.cov_func.ls)
+        scale = numeric_value(self.psi_scale)
+        if ls is not None and scale is not None:
+            warn_if_negligible(psi_reach(psi_values, float(scale), ls), repr(self), 6)
 
     def lifted_sq_dist(self, Z: Variable, Zs: Variable | None = None) -> Variable:
         r"""Squared scaled distance ‖(Ψ(x) − Ψ(x'))/ℓ‖² between lifted inputs, from differences.
@@ -278,6 +407,65 @@ class VSK(_Lifted):
         """k(x_i, x_i) = k_base(0): ψ does not enter."""
         Xa = self._select(X, "X")
         return kernel_from_sq_dist(self.cov_func, pt.zeros((Xa.shape[0],), dtype=Xa.dtype))
+
+
+class ExactDistances:
+    r"""Mixin for a PyMC stationary kernel: distances summed from coordinate differences.
+
+    PyMC's ``Stationary.square_dist`` expands ‖x/ℓ‖² − 2 xᵀx'/ℓ² + ‖x'/ℓ‖², which loses every
+    digit when the inputs carry an offset large against their spread (x = 1 + 10⁻⁶ t). This
+    mixin computes Σ_j ((x_j − x'_j)/ℓ_j)² from the differences, as the VSK does
+    (:func:`pymc_vsk.lifting.scaled_sq_dist`), so a stationary kernel gives the same matrix
+    at any offset. Use :func:`exact_distances` to apply it to a kernel; the kernel keeps its
+    class (``isinstance(k, pm.gp.cov.Matern52)`` still holds).
+    """
+
+    def square_dist(self, X: pt.TensorLike, Xs: pt.TensorLike | None) -> Variable:
+        """Squared scaled distances between the (already sliced) inputs, from differences.
+
+        Parameters
+        ----------
+        X : tensor-like, shape (n, len(active_dims))
+        Xs : tensor-like, shape (m, len(active_dims)), optional
+
+        Returns
+        -------
+        TensorVariable, shape (n, m)
+        """
+        width = int(np.max(self.active_dims)) + 1
+
+        def columns(Z: pt.TensorLike) -> list[Variable | None]:
+            Z = pt.as_tensor_variable(Z)
+            out: list[Variable | None] = [None] * width
+            for j, col in enumerate(self.active_dims):
+                out[col] = Z[:, j]
+            return out
+
+        return scaled_sq_dist(self, columns(X), None if Xs is None else columns(Xs))
+
+
+def exact_distances(cov_func: Stationary) -> Stationary:
+    """``cov_func`` with distances computed by :class:`ExactDistances`, in place.
+
+    Parameters
+    ----------
+    cov_func : pm.gp.cov.Stationary
+        A radial base kernel (see :func:`pymc_vsk.kernels.base_kernels`).
+
+    Returns
+    -------
+    pm.gp.cov.Stationary
+        The same object, now of a subclass of its class that mixes in :class:`ExactDistances`.
+    """
+    _check_base(cov_func)
+    if not isinstance(cov_func, ExactDistances):
+        cov_func.__class__ = _exact_class(type(cov_func))
+    return cov_func
+
+
+@functools.cache
+def _exact_class(cls: type[Stationary]) -> type[Stationary]:
+    return type(cls.__name__, (ExactDistances, cls), {"__module__": cls.__module__})
 
 
 class LinearVSK(_Lifted):

@@ -31,21 +31,27 @@ from pymc.blocking import DictToArrayBijection, RaveledVars
 from pymc.initial_point import make_initial_point_fn
 from pymc.util import get_default_varnames
 from pytensor.compile.mode import Mode
+from pytensor.graph import ancestors
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.blas import blas_threads
-from pymc_vsk.caching import cached
-from pymc_vsk.priors import node_scales
-from pymc_vsk.scaling import NUMPY_MODE
+from pymc_vsk.caching import cache_entries, cached
+from pymc_vsk.covariance import psi_reach, warn_if_negligible
+from pymc_vsk.lifting import psi_columns
+from pymc_vsk.priors import node_scales, y_scale
+from pymc_vsk.scaling import NUMPY_MODE, numeric_value
 from pymc_vsk.validation import not_positive_definite
 
 __all__ = [
     "MapResult",
     "MultimodalWarning",
     "Optimum",
+    "Units",
     "compiled_objective",
     "fit_map",
     "initial_point",
+    "record_units",
+    "recorded_units",
 ]
 
 
@@ -194,6 +200,85 @@ class _Objective:
         return {n: np.asarray(v) for n, v in zip(self._names, values, strict=True)}
 
 
+@dataclass
+class Units:
+    """Scales recorded by a model builder so that :func:`fit_map` works free of units.
+
+    Attributes
+    ----------
+    scales : dict
+        Typical magnitude of untransformed free variables by name (e.g. ``{"mean": sd(y)}``);
+        the optimiser works in value / scale. Unlisted variables have scale 1 (log- and
+        interval-transformed variables are free of units already).
+    vsk : VSK or None
+        The model's VSK, whose ψ is checked against the fitted length scales.
+    """
+
+    scales: dict[str, float]
+    vsk: Any = None
+
+
+def record_units(model: pm.Model, scales: Mapping[str, float], vsk: Any = None) -> None:
+    """Record the scales of a model's free variables (and its VSK) for :func:`fit_map`.
+
+    Parameters
+    ----------
+    model : pm.Model
+    scales : dict
+        Typical magnitude of untransformed free variables by name.
+    vsk : VSK, optional
+        The VSK whose ψ :func:`fit_map` checks against the fitted length scales.
+    """
+    cached(model, "units", None, lambda: Units(dict(scales), vsk))
+
+
+def recorded_units(model: pm.Model) -> Units:
+    """The :class:`Units` recorded for ``model`` (scale 1 for everything if none were).
+
+    Parameters
+    ----------
+    model : pm.Model
+
+    Returns
+    -------
+    Units
+    """
+    entries = cache_entries(model, "units")
+    return entries[0] if entries else Units({})
+
+
+def _preconditioner(model: pm.Model, objective: _Objective) -> np.ndarray:
+    """Per-coordinate scales D of the flat vector: the optimiser works in θ / D."""
+    scales = recorded_units(model).scales
+    value_to_rv = {model.rvs_to_values[rv].name: rv for rv in model.free_RVs}
+    parts = []
+    for name, size in zip(objective._names_in, objective.sizes, strict=True):
+        rv = value_to_rv.get(name)
+        untransformed = rv is not None and model.rvs_to_transforms.get(rv) is None
+        scale = scales.get(rv.name, 1.0) if untransformed else 1.0
+        parts.append(np.full(size, float(scale)))
+    return np.concatenate(parts) if parts else np.ones(0)
+
+
+def _check_reach(model: pm.Model, point: Mapping[str, np.ndarray]) -> None:
+    """Warn when the fitted length scales make the model's ψ negligible."""
+    vsk = recorded_units(model).vsk
+    if vsk is None or "X" not in model.named_vars:
+        return
+
+    def build() -> Callable:
+        outputs = [psi_columns(vsk.psi, model["X"][:, vsk.active_dims]), vsk.cov_func.ls]
+        outputs = [pytensor.tensor.as_tensor_variable(o) for o in outputs]
+        inputs = [v for v in model.free_RVs if v in set(ancestors(outputs))]
+        fn = pytensor.function(inputs, outputs, on_unused_input="ignore", mode=NUMPY_MODE)
+        return lambda p: fn(*(p[v.name] for v in inputs))
+
+    values, ls = cached(model, "psi_reach", None, build)(point)
+    scale = numeric_value(vsk.psi_scale)
+    where = "the fit (ℓ = " + _fmt(ls) + ")"
+    warn_if_negligible(psi_reach(values, float(scale), ls), where, stacklevel=4)
+
+
 def compiled_objective(model: pm.Model, mode: Mode | str | None = None) -> _Objective:
     """The model's compiled objective, built on first use and cached with the model.
 
@@ -301,7 +386,7 @@ def default_starts(model: pm.Model, n_starts: int, seed: int | None) -> list[dic
         ls_grid = np.geomspace(max(2 * spacing, span / 50), span, n_starts)
     else:
         ls_grid = np.geomspace(0.05, 1.0, n_starts)
-    sd = float(np.std(y)) if y is not None and np.std(y) > 0 else 1.0
+    sd = y_scale(y) if y is not None else 1.0
     starts = []
     for i in range(n_starts):
         wiggle = np.exp(rng.uniform(-0.25, 0.25, size=3)) if seed is not None else np.ones(3)
@@ -363,8 +448,8 @@ def fit_map(
         Gradient and relative function tolerance of L-BFGS-B.
     maxiter : int, default 5000
     distinct_atol : float, default 1e-2
-        Two optima are the same if their unconstrained coordinates differ by less than this
-        (1 % in a log-transformed parameter).
+        Two optima are the same if their unconstrained coordinates, divided by the recorded
+        scales, differ by less than this (1 % in a log-transformed parameter).
     warn : bool, default True
         Emit :class:`MultimodalWarning` when starts reach different optima.
     mode : pytensor mode, optional
@@ -378,6 +463,21 @@ def fit_map(
     MapResult
         ``.point`` (best), ``.logp``, ``.optima`` (every distinct optimum, best first),
         ``.summary()``.
+
+    Warns
+    -----
+    MultimodalWarning
+        Starts reached different optima (with ``warn=True``).
+    NegligibleScalingWarning
+        The best optimum's length scales make ψ negligible (a VSK equal to the stationary
+        kernel; for models of :func:`pymc_vsk.build_model`).
+
+    Notes
+    -----
+    The optimiser works on θ / D, with θ the unconstrained vector and D the scales recorded by
+    the model builder (:func:`record_units`: sd(y) for the constant mean, 1 for log- and
+    interval-transformed variables), so the tolerances, the starts' spread and
+    ``distinct_atol`` mean the same in any units of x and y.
     """
     model = pm.modelcontext(model)
     if not model.value_vars:
@@ -389,15 +489,16 @@ def fit_map(
     objective = compiled_objective(model, mode)
     if starts is None:
         starts = default_starts(model, n_starts, seed)
+    scale = _preconditioner(model, objective)
     with blas_threads(threads):
-        runs, failed = _run_starts(model, objective, starts, tol, maxiter)
+        runs, failed = _run_starts(model, objective, starts, tol, maxiter, scale)
         if not runs:
             raise RuntimeError(
                 f"All {len(starts)} MAP starts failed (non-finite log density): "
                 + not_positive_definite("the covariance of the data", certain=False)
                 + " Otherwise check the data and priors, or pass starts=[...] inside the support."
             )
-        optima = _distinct(runs, objective, distinct_atol)
+        optima = _distinct(runs, objective, distinct_atol, scale)
     names = [rv.name for rv in model.free_RVs]
     result = MapResult(optima, [dict(s) for s in starts], failed, names)
     if warn and result.multimodal:
@@ -406,6 +507,7 @@ def fit_map(
             MultimodalWarning,
             stacklevel=2,
         )
+    _check_reach(model, result.point)
     return result
 
 
@@ -415,26 +517,38 @@ def _run_starts(
     starts: Sequence[Mapping[str, Any]],
     tol: float,
     maxiter: int,
+    scale: np.ndarray,
 ) -> tuple[list, list[int]]:
+    """Minimise from each start in the coordinates u = θ / scale; results are in θ."""
     initial = initial_point(model)
     runs = []
     failed = []
+
+    def scaled(u: np.ndarray) -> tuple[float, np.ndarray]:
+        f, g = objective(u * scale)
+        return f, g * scale
+
     for i, start in enumerate(starts):
         theta0 = objective.flatten({**initial, **_to_value_space(model, start)})
         f0, _ = objective(theta0)
         if f0 >= 1e300:
             failed.append(i)
             continue
-        res = _minimize(objective, theta0, tol, maxiter)
+        res = _minimize(scaled, theta0 / scale, tol, maxiter)
         if not np.isfinite(res.fun) or res.fun >= 1e300:
             failed.append(i)
             continue
+        res.x = res.x * scale
         runs.append((i, res))
     return runs, failed
 
 
 def _minimize(
-    objective: _Objective, theta0: np.ndarray, tol: float, maxiter: int, restarts: int = 5
+    objective: Callable[[np.ndarray], tuple[float, np.ndarray]],
+    theta0: np.ndarray,
+    tol: float,
+    maxiter: int,
+    restarts: int = 5,
 ) -> scipy.optimize.OptimizeResult:
     """L-BFGS-B, restarted (fresh curvature memory) while the gradient is not small.
 
@@ -460,11 +574,14 @@ def _minimize(
     return res
 
 
-def _distinct(runs: list, objective: _Objective, atol: float) -> list[Optimum]:
+def _distinct(
+    runs: list, objective: _Objective, atol: float, scale: np.ndarray | float = 1.0
+) -> list[Optimum]:
     """Group optimiser end points into distinct optima, best first.
 
     Two end points belong to one optimum if their unconstrained coordinates agree to ``atol``,
-    or if the straight path between them never dips below the worse of the two (no barrier):
+    (in the coordinates θ / scale of the optimiser), or if the straight path between them
+    never dips below the worse of the two (no barrier):
     the latter merges points that stopped at different places of a flat ridge, such as
     σ_n → 0 in an interpolating fit, where log σ_n moves freely at constant log density.
     """
@@ -472,7 +589,8 @@ def _distinct(runs: list, objective: _Objective, atol: float) -> list[Optimum]:
     groups: list[tuple[np.ndarray, float, Optimum]] = []
     for i, res in runs:
         for theta, fun, opt in groups:
-            if np.max(np.abs(res.x - theta)) < atol or _no_barrier(objective, theta, fun, res):
+            close = np.max(np.abs(res.x - theta) / scale) < atol
+            if close or _no_barrier(objective, theta, fun, res):
                 opt.starts.append(i)
                 break
         else:

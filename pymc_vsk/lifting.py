@@ -123,7 +123,8 @@ def scaled_sq_dist(
     columns, columns_s : sequence of tensor-like
         Lifted coordinates of the two sets of points, each of shape (..., n) and (..., m);
         leading dimensions broadcast (e.g. one ψ column per gap of a jump model).
-        ``columns_s=None`` means ``columns``.
+        ``columns_s=None`` means ``columns``. Entries the kernel does not act on (not in its
+        ``active_dims``) may be ``None``.
 
     Returns
     -------
@@ -135,8 +136,11 @@ def scaled_sq_dist(
     coordinate each squared difference is multiplied by 1/ℓ_j². Either way the n × m work, and
     the gradient in ℓ, stays at a few operations per entry.
     """
-    columns = [pt.as_tensor_variable(c) for c in columns]
-    columns_s = columns if columns_s is None else [pt.as_tensor_variable(c) for c in columns_s]
+    columns = [None if c is None else pt.as_tensor_variable(c) for c in columns]
+    if columns_s is not None:
+        columns_s = [None if c is None else pt.as_tensor_variable(c) for c in columns_s]
+    else:
+        columns_s = columns
     ls = pt.as_tensor_variable(cov_func.ls)
     isotropic = ls.ndim == 0 or ls.type.shape[0] == 1
     inv_ls2 = 1.0 / pt.square(ls.reshape(()) if isotropic else ls)

@@ -280,6 +280,12 @@ class Marginal(pm.gp.Marginal):
 
     Everything else (``conditional``, ``predict``, the stored ``X``, ``y``, ``sigma``) is
     PyMC's. :func:`pymc_vsk.build_model` uses it.
+
+    Attributes
+    ----------
+    jitter : float or tensor
+        The nugget added to the diagonal by :meth:`marginal_likelihood`; prediction
+        (:func:`pymc_vsk.prediction.predict`) adds the same one by default.
     """
 
     def marginal_likelihood(
@@ -288,7 +294,7 @@ class Marginal(pm.gp.Marginal):
         X: pt.TensorLike,
         y: pt.TensorLike,
         sigma: pt.TensorLike | pm.gp.cov.Covariance,
-        jitter: float = 1e-6,
+        jitter: float | pt.TensorLike = 1e-6,
         **kwargs: object,
     ) -> TensorVariable:
         """As ``pm.gp.Marginal.marginal_likelihood``, with :class:`MarginalNormal` for y.
@@ -303,8 +309,8 @@ class Marginal(pm.gp.Marginal):
             Observations.
         sigma : tensor-like or Covariance
             Noise standard deviation, or a noise covariance.
-        jitter : float, default 1e-6
-            Added to the diagonal of the covariance.
+        jitter : float or tensor, default 1e-6
+            Added to the diagonal of the covariance (a tensor may depend on data containers).
         **kwargs
             Passed to the distribution (e.g. ``dims``).
 
@@ -317,6 +323,61 @@ class Marginal(pm.gp.Marginal):
             sigma if isinstance(sigma, pm.gp.cov.BaseCovariance) else pm.gp.cov.WhiteNoise(sigma)
         )
         mu, cov = self._build_marginal_likelihood(X=X, noise_func=noise, jitter=jitter)
-        self.X, self.y, self.sigma = X, y, noise
+        self.X, self.y, self.sigma, self.jitter = X, y, noise, jitter
         self.model = pm.modelcontext(None)  # so that predictions need no model context
         return MarginalNormal(name, mu=mu, cov=cov, observed=y, **kwargs)
+
+    def _fitted_jitter(self, jitter: float | pt.TensorLike | None) -> float | pt.TensorLike:
+        return getattr(self, "jitter", 1e-6) if jitter is None else jitter
+
+    def conditional(
+        self,
+        name: str,
+        Xnew: pt.TensorLike,
+        pred_noise: bool = False,
+        given: dict | None = None,
+        jitter: float | pt.TensorLike | None = None,
+        **kwargs: object,
+    ) -> TensorVariable:
+        """PyMC's ``conditional``; ``jitter=None`` (default) adds the likelihood's jitter.
+
+        Parameters
+        ----------
+        name, Xnew, pred_noise, given, **kwargs
+            As in ``pm.gp.Marginal.conditional``.
+        jitter : float or tensor, optional
+            Default: ``self.jitter``, so fitting and prediction add the same nugget.
+
+        Returns
+        -------
+        TensorVariable
+        """
+        jitter = self._fitted_jitter(jitter)
+        return super().conditional(name, Xnew, pred_noise, given, jitter, **kwargs)
+
+    def predict(
+        self,
+        Xnew: pt.TensorLike,
+        point: dict | None = None,
+        diag: bool = False,
+        pred_noise: bool = False,
+        given: dict | None = None,
+        jitter: float | pt.TensorLike | None = None,
+        model: pm.Model | None = None,
+    ) -> tuple:
+        """PyMC's ``predict``; ``jitter=None`` (default) adds the likelihood's jitter.
+
+        Parameters
+        ----------
+        Xnew, point, diag, pred_noise, given, model
+            As in ``pm.gp.Marginal.predict``.
+        jitter : float or tensor, optional
+            Default: ``self.jitter``, so fitting and prediction add the same nugget.
+
+        Returns
+        -------
+        tuple of ndarray
+            Mean and variance (or covariance).
+        """
+        jitter = self._fitted_jitter(jitter)
+        return super().predict(Xnew, point, diag, pred_noise, given, jitter, model)

@@ -41,7 +41,7 @@ import xarray as xr
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import posterior
-from pymc_vsk.prediction import model_of
+from pymc_vsk.prediction import fitted_jitter, model_of
 from pymc_vsk.validation import not_positive_definite
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def gaussian_loo(C: npt.ArrayLike, r: npt.ArrayLike) -> np.ndarray:
     return -0.5 * np.log(2 * np.pi / d) - 0.5 * Pr**2 / d
 
 
-def _pieces(gp: pm.gp.Marginal | MarginalJumpGP, model: pm.Model, jitter: float):
+def _pieces(gp: pm.gp.Marginal | MarginalJumpGP, model: pm.Model, jitter: float | None):
     """:func:`_compile_pieces`, compiled once per GP, model and jitter (as ``predict``)."""
     from pymc_vsk.jumps import MarginalJumpGP
 
@@ -83,7 +83,8 @@ def _pieces(gp: pm.gp.Marginal | MarginalJumpGP, model: pm.Model, jitter: float)
         raise TypeError(
             f"add_log_likelihood takes a pm.gp.Marginal or a MarginalJumpGP; got {type(gp)}."
         )
-    key = (id(model), float(jitter))
+    key = (id(model), "fitted" if jitter is None else float(jitter))
+    jitter = fitted_jitter(gp) if jitter is None else float(jitter)
     return cached(gp, "loo", key, lambda: _compile_pieces(gp, model, jitter))
 
 
@@ -113,7 +114,7 @@ def add_log_likelihood(
     gp: pm.gp.Marginal | MarginalJumpGP,
     model: pm.Model | None = None,
     var_name: str = "y",
-    jitter: float = 1e-6,
+    jitter: float | None = None,
 ) -> xr.DataTree:
     """Add the pointwise LOO log-likelihood of ``gp``'s data to ``idata`` (in place) and return it.
 
@@ -127,8 +128,9 @@ def add_log_likelihood(
         The model of the GP (default: the model the GP recorded, else the model in context).
     var_name : str, default "y"
         Name of the variable in the ``log_likelihood`` group.
-    jitter : float, default 1e-6
-        Diagonal jitter of a ``pm.gp.Marginal``'s likelihood (PyMC's default).
+    jitter : float, optional
+        Diagonal jitter of a ``pm.gp.Marginal``'s likelihood; default the one it was built
+        with (``gp.jitter``, :func:`pymc_vsk.prediction.fitted_jitter`), else PyMC's 1e-6.
 
     Returns
     -------

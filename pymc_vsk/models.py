@@ -26,10 +26,14 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import numpy.typing as npt
 import pymc as pm
+import pytensor
 import pytensor.tensor as pt
 
-from pymc_vsk.covariance import VSK
+from pymc_vsk.covariance import VSK, exact_distances
+from pymc_vsk.fitting import record_units
+from pymc_vsk.kernels import is_radial
 from pymc_vsk.likelihood import Marginal, MarginalNormal, gaussian_logp
+from pymc_vsk.memory import check_dense
 from pymc_vsk.priors import (
     PARAMETERS,
     PriorSpec,
@@ -41,6 +45,7 @@ from pymc_vsk.priors import (
     node_scales,
     resolve_priors,
     signal_and_noise,
+    y_scale,
 )
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
 from pymc_vsk.validation import check_finite, check_inputs
@@ -55,6 +60,7 @@ __all__ = [
     "gaussian_logp",
     "inverse_gamma_for_range",
     "node_scales",
+    "require_float64",
     "set_data",
 ]
 
@@ -138,7 +144,8 @@ def build_model(
     priors: str | Mapping[str, PriorSpec] = "default",
     mean: str | PriorSpec = "constant",
     ard: bool = False,
-    jitter: float = 1e-6,
+    jitter: float | None = None,
+    standardize: bool = True,
     name: str = "y",
     **overrides: PriorSpec,
 ) -> tuple[pm.Model, Marginal]:
@@ -169,8 +176,17 @@ def build_model(
         ``.dist()``: a constant mean given by it.
     ard : bool, default False
         One length scale per lifted coordinate ([x, ψ(x)]: d + q of them) instead of one.
-    jitter : float, default 1e-6
-        Added to the diagonal of the covariance for numerical stability (PyMC's default).
+    jitter : float, optional
+        Nugget added to the diagonal of the covariance for numerical stability. With
+        ``standardize=True`` it is relative to the data: the diagonal gets ``jitter · sd(y)²``
+        (sd of the current data container, so :func:`set_data` updates it)
+        (default ``jitter=1e-6``: 10⁻⁶ of the variance of y, the same share of the data at
+        any units). With ``standardize=False`` it is absolute (default 1e-6, PyMC's). The
+        value used (a number, or a tensor of the data) is ``gp.jitter``, which
+        :func:`pymc_vsk.prediction.predict` and :func:`pymc_vsk.loo.add_log_likelihood` reuse.
+    standardize : bool, default True
+        Make the model free of units (see Notes). ``False`` gives the paper's model as
+        written: the kernel sees [x, ψ(x)], PyMC's stationary kernels and an absolute jitter.
     name : str, default "y"
         Name of the observed variable; the data containers are ``X`` and ``{name}_data``.
     **overrides
@@ -185,6 +201,38 @@ def build_model(
     gp : Marginal
         The GP, a ``pm.gp.Marginal`` whose likelihood has a cheaper gradient (:class:`Marginal`);
         use it for ``conditional``/``predict`` or with :mod:`pymc_vsk.prediction`.
+
+    Raises
+    ------
+    MemoryError
+        If the dense n × n covariance, stationary or VSK, exceeds the memory limit
+        (:mod:`pymc_vsk.memory`).
+    RuntimeError
+        If pytensor's ``floatX`` is not float64 (:func:`require_float64`).
+
+    Warns
+    -----
+    NegligibleScalingWarning
+        From the VSK, when a fixed ``ls`` makes ψ negligible (see :class:`pymc_vsk.VSK`).
+
+    Notes
+    -----
+    With ``standardize=True`` (the default) the model gives the same answer in any units:
+    under x → a·x + b and y → c·y + d the fitted ℓ scales by |a|, σ_f and σ_n by |c|, the
+    mean maps as m → c·m + d and predictions map back exactly. The free variables stay in
+    the user's units, with priors scaled to the data (:func:`pymc_vsk.priors.default_priors`);
+    what is standardised is internal:
+
+    * the lifted coordinate is s·ψ(x) with s the largest column span of X
+      (:func:`pymc_vsk.priors.x_scale`, of the current data container), so ψ's amplitude
+      is relative to the data's x-range (amplitude 1: a jump as large as the x-range) and
+      the kernel of eq. (13) compares s·ψ with ℓ in the same units (see
+      :class:`pymc_vsk.VSK`);
+    * kernel distances, stationary ones included (:class:`pymc_vsk.covariance.ExactDistances`),
+      are summed from coordinate differences (x − x')/ℓ, exact at any offset b;
+    * the jitter is relative to sd(y)²;
+    * the scale sd(y) of the mean is recorded for :func:`pymc_vsk.fit_map`, which optimises in
+      coordinates free of units.
 
     Examples
     --------
@@ -202,10 +250,13 @@ def build_model(
     if unknown:
         raise TypeError(f"Unknown keyword(s) {sorted(unknown)}; parameters are {list(PARAMETERS)}.")
     check_mean(mean)
+    require_float64("build_model")
     X_np, y_np = check_data(X, y, sigma_n=overrides.get("sigma_n"))
+    check_dense(len(X_np), len(X_np), f"A dense GP on {len(X_np)} points")
     specs = resolve_priors(priors, X_np, y_np, overrides)
     psi = None if psi is None else as_scaling_function(psi)  # once per model
     q = 0 if psi is None else psi.q
+    jitter = 1e-6 if jitter is None else float(jitter)
 
     model = pm.Model.get_context(error_if_none=False)
     context = model if model is not None else pm.Model()
@@ -213,14 +264,56 @@ def build_model(
         X_data = pm.Data("X", X_np)
         y_data = pm.Data(f"{name}_data", y_np)
         cov = base_kernel(kernel, X_np.shape[1] + q, specs, ard)
+        if standardize:  # read from the data containers, so set_data updates them
+            jitter = jitter * pt.square(_data_scale(pt.std(y_data)))
         if psi is not None:
-            cov = VSK(cov, psi)
+            s = _data_scale(pt.max(pt.ptp(X_data, axis=0))) if standardize else 1.0
+            cov = VSK(cov, psi, psi_scale=s)
+        elif standardize and _is_radial_instance(cov):
+            cov = exact_distances(cov)
         sigma_f, sigma_n = signal_and_noise(specs)
         if isinstance(sigma_n, np.ndarray):  # fixed: a data container, changeable later
             sigma_n = pm.Data("sigma_n", sigma_n)
         gp = Marginal(mean_func=mean_function(mean, specs), cov_func=sigma_f**2 * cov)
         gp.marginal_likelihood(name, X=X_data, y=y_data, sigma=sigma_n, jitter=jitter)
+    scales = {"mean": y_scale(y_np)} if standardize else {}
+    record_units(model, scales, cov if isinstance(cov, VSK) else None)
     return model, gp
+
+
+def _data_scale(value: pt.TensorVariable) -> pt.TensorVariable:
+    """A scale of the data (:func:`pymc_vsk.priors.x_scale`, ``y_scale``): 1 where it is 0."""
+    return pt.switch(pt.gt(value, 0.0), value, 1.0)
+
+
+def _is_radial_instance(cov: pm.gp.cov.Covariance) -> bool:
+    return isinstance(cov, pm.gp.cov.Stationary) and is_radial(type(cov))
+
+
+def require_float64(owner: str) -> None:
+    """Refuse to build a model unless pytensor computes in float64.
+
+    The likelihoods of eq. (15) factorise n × n covariances whose condition numbers grow with
+    n and with smooth kernels far beyond what float32's 7 digits can resolve, and the MAP
+    starts and data containers are float64.
+
+    Parameters
+    ----------
+    owner : str
+        The function asking, for the message.
+
+    Raises
+    ------
+    RuntimeError
+        If ``pytensor.config.floatX`` is not ``"float64"``.
+    """
+    if pytensor.config.floatX != "float64":
+        raise RuntimeError(
+            f"{owner} needs float64, but pytensor.config.floatX is "
+            f"{pytensor.config.floatX!r}: GP covariance matrices are too ill-conditioned for "
+            'single precision. Set pytensor.config.floatX = "float64" (or the environment '
+            "variable PYTENSOR_FLAGS=floatX=float64) before building the model."
+        )
 
 
 def set_data(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike, name: str = "y") -> None:

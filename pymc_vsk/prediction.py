@@ -43,7 +43,7 @@ from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import as_numeric, check_inputs, not_positive_definite
 
-__all__ = ["Prediction", "Predictor", "model_of", "power_function", "predict"]
+__all__ = ["Prediction", "Predictor", "fitted_jitter", "model_of", "power_function", "predict"]
 
 
 @dataclass
@@ -313,14 +313,16 @@ class Predictor:
     model : pm.Model, optional
         The model the GP lives in (default: the model the GP recorded, else the model in
         context).
-    jitter : float, default 1e-6
-        Added to the training covariance, as in PyMC's ``conditional``; 0 for exact
-        interpolation with σ_n = 0.
+    jitter : float, optional
+        Added to the training covariance; 0 for exact interpolation with σ_n = 0. Default: the
+        jitter the model was fitted with (``gp.jitter``, relative to the data for
+        :func:`pymc_vsk.build_model`), else PyMC's 1e-6.
     """
 
-    def __init__(self, gp: object, model: pm.Model | None = None, jitter: float = 1e-6):
+    def __init__(self, gp: object, model: pm.Model | None = None, jitter: float | None = None):
         check_supported(gp)
         self.model = model_of(gp, model)
+        jitter = fitted_jitter(gp) if jitter is None else float(jitter)
         self.gp = gp
         self.jitter = jitter
         if _is_jump_gp(gp):
@@ -635,7 +637,7 @@ def predict(
     idata: xr.DataTree | None = None,
     *,
     model: pm.Model | None = None,
-    jitter: float = 1e-6,
+    jitter: float | None = None,
     max_draws: int | None = 500,
     seed: int = 0,
 ) -> Prediction:
@@ -661,9 +663,9 @@ def predict(
         Posterior draws; the prediction is the mixture over them.
     model : pm.Model, optional
         The model of the GP (default: the model the GP recorded, else the model in context).
-    jitter : float, default 1e-6
-        Added to the training covariance, as in PyMC's ``conditional``; 0 for exact
-        interpolation with σ_n = 0.
+    jitter : float, optional
+        Added to the training covariance; 0 for exact interpolation with σ_n = 0. Default: the
+        jitter the model was fitted with (``gp.jitter``), else PyMC's 1e-6.
     max_draws : int or None, default 500
         Most draws mixed (a random subset of the posterior); ``None`` for all.
     seed : int, default 0
@@ -692,11 +694,27 @@ def predict(
         raise ValueError("Pass exactly one of point= (a MAP point) or idata= (a posterior).")
     check_supported(gp)
     model = model_of(gp, model)
-    key = (id(model), float(jitter))
+    key = (id(model), "fitted" if jitter is None else float(jitter))
     predictor = cached(gp, "predictor", key, lambda: Predictor(gp, model, jitter))
     if point is not None:
         return predictor(Xnew, point)
     return predictor.from_posterior(Xnew, idata, max_draws=max_draws, seed=seed)
+
+
+def fitted_jitter(gp: object) -> float | pt.TensorVariable:
+    """The jitter a GP's likelihood was built with (``gp.jitter``), else PyMC's 1e-6.
+
+    Parameters
+    ----------
+    gp : GP
+        E.g. from :func:`pymc_vsk.build_model`.
+
+    Returns
+    -------
+    float or TensorVariable
+        A tensor when the jitter is relative to data containers (read when called).
+    """
+    return getattr(gp, "jitter", 1e-6)
 
 
 def power_function(

@@ -53,6 +53,8 @@ __all__ = [
     "parameter",
     "resolve_priors",
     "signal_and_noise",
+    "x_scale",
+    "y_scale",
 ]
 
 #: The hyper-parameters of the models, by name.
@@ -123,6 +125,38 @@ def node_scales(X: npt.ArrayLike) -> tuple[float, float]:
     return float(nearest[:, 1].min()), span
 
 
+def x_scale(X: npt.ArrayLike) -> float:
+    """The scale of the inputs: the largest span max_j (max x_j − min x_j) of a column.
+
+    Parameters
+    ----------
+    X : array-like, shape (n, d)
+
+    Returns
+    -------
+    float
+        1 when every column is constant.
+    """
+    spans = np.ptp(np.asarray(X, dtype=float), axis=0)
+    span = float(np.max(spans)) if spans.size else 0.0
+    return span if span > 0 else 1.0
+
+
+def y_scale(y: npt.ArrayLike) -> float:
+    """The scale of the observations: their standard deviation (1 for constant ``y``).
+
+    Parameters
+    ----------
+    y : array-like, shape (n,)
+
+    Returns
+    -------
+    float
+    """
+    sd = float(np.std(np.asarray(y, dtype=float)))
+    return sd if sd > 0 else 1.0
+
+
 def default_priors(X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, pt.TensorVariable]:
     """The weakly-informative default priors for data ``X, y``, as ``.dist()`` objects.
 
@@ -146,7 +180,7 @@ def default_priors(X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, pt.TensorVar
             "use priors='flat'."
         )
     alpha, beta = inverse_gamma_for_range(spacing, span)
-    scale = float(np.std(y)) if np.std(y) > 0 else 1.0
+    scale = y_scale(y)
     return {
         "ls": pm.InverseGamma.dist(alpha=alpha, beta=beta),
         "sigma_f": pm.HalfNormal.dist(sigma=2.0 * scale),

@@ -270,7 +270,10 @@ class Jump(ScalingFunction):
     locations : float or sequence of float
         Jump locations :math:`t_k`.
     amplitudes : float or sequence of float, default 1.0
-        Jump sizes :math:`a_k` (broadcast to the number of locations).
+        Jump sizes :math:`a_k` (broadcast to the number of locations). They are compared with
+        the length scale in the units of x, times the VSK's ``psi_scale``: in
+        :func:`pymc_vsk.build_model` amplitude 1 is a jump as large as the data's x-range;
+        in a hand-built :class:`pymc_vsk.VSK` (``psi_scale=1``) it is one x unit.
     dim : int, default 0
         Column of ``X`` the jump acts on.
     """

@@ -61,9 +61,10 @@ def test_marginal_likelihood_is_the_log_sum_over_gaps_of_vsk_marginals():
     gaps = gp.gaps
     terms = []
     for g in range(len(gaps)):
-        Z = ref.lift(X, point["amplitude"] * gaps.side[g])
+        # standardised: the lifted jump is amplitude × x-range, the jitter 1e-6 var(y)
+        Z = ref.lift(X, np.ptp(X) * point["amplitude"] * gaps.side[g])
         K = point["sigma_f"] ** 2 * ref.loop_kernel(ref.RADIAL["Matern52"], Z, Z, point["ls"])
-        K += (point["sigma_n"] ** 2 + 1e-6) * np.eye(len(X))
+        K += (point["sigma_n"] ** 2 + 1e-6 * np.var(y)) * np.eye(len(X))
         terms.append(
             gaps.log_weights[g]
             + scipy.stats.multivariate_normal(np.full(len(X), point["mean"]), K).logpdf(y)
@@ -110,10 +111,12 @@ def test_relaxed_and_marginal_models_agree_as_the_width_shrinks():
     t = 0.47  # inside the gap (0.4375, 0.5]
     common = dict(ls=0.08, sigma_f=1.4, sigma_n=0.3, mean=1.3)
     with pm.Model() as hard:
-        cov = common["sigma_f"] ** 2 * VSK(pm.gp.cov.Matern52(2, ls=common["ls"]), Jump(t, 0.6))
+        # standardised: the lifted jump is amplitude × x-range, the jitter 1e-6 var(y)
+        base = pm.gp.cov.Matern52(2, ls=common["ls"])
+        cov = common["sigma_f"] ** 2 * VSK(base, Jump(t, 0.6), psi_scale=np.ptp(X))
         pm.gp.Marginal(
             mean_func=pm.gp.mean.Constant(common["mean"]), cov_func=cov
-        ).marginal_likelihood("y", X=X, y=y, sigma=common["sigma_n"])
+        ).marginal_likelihood("y", X=X, y=y, sigma=common["sigma_n"], jitter=1e-6 * np.var(y))
     smooth, _ = build_jump_model(
         X,
         y,

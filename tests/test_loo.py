@@ -58,11 +58,12 @@ def test_marginal_gp_log_likelihood_group_and_loo():
     ll = idata["log_likelihood"]["y"].values
     assert ll.shape == (2, 60, len(X))
     c, d = 1, 3
-    Z = ref.lift(X, ref.psi_jump(X))
+    # standardised: the lifted ψ is x-range × ψ, the jitter 1e-6 var(y)
+    Z = ref.lift(X, np.ptp(X) * ref.psi_jump(X))
     C = draws["sigma_f"][c, d] ** 2 * ref.loop_kernel(
         ref.RADIAL["Matern52"], Z, Z, draws["ls"][c, d]
     )
-    C += (draws["sigma_n"][c, d] ** 2 + 1e-6) * np.eye(len(X))
+    C += (draws["sigma_n"][c, d] ** 2 + 1e-6 * np.var(y)) * np.eye(len(X))
     np.testing.assert_allclose(ll[c, d], brute_loo(C, y - 1.3), rtol=1e-9)
     loo = az.loo(idata)
     assert np.isfinite(loo.elpd)
@@ -80,9 +81,10 @@ def test_marginal_jump_loo_is_the_mixture_over_gaps():
     gaps = gp.gaps
     Cs = []
     for g in range(len(gaps)):
-        Z = ref.lift(X, draw["amplitude"] * gaps.side[g])
+        # standardised: the lifted jump is amplitude × x-range, the jitter 1e-6 var(y)
+        Z = ref.lift(X, np.ptp(X) * draw["amplitude"] * gaps.side[g])
         C = draw["sigma_f"] ** 2 * ref.loop_kernel(ref.RADIAL["Matern52"], Z, Z, draw["ls"])
-        Cs.append(C + (draw["sigma_n"] ** 2 + 1e-6) * np.eye(len(X)))
+        Cs.append(C + (draw["sigma_n"] ** 2 + 1e-6 * np.var(y)) * np.eye(len(X)))
     r = y - draw["mean"]
     joint = [
         gaps.log_weights[g] + scipy.stats.multivariate_normal(cov=C).logpdf(r)

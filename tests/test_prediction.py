@@ -17,7 +17,7 @@ from tests import reference as ref
 def fitted():
     X = targets.halton_nodes(27)
     y = targets.jump(X) + 0.25 * np.random.default_rng(2).normal(size=27)
-    model, gp = build_model(X, y, psi=Jump(0.5), priors="flat")
+    model, gp = build_model(X, y, psi=Jump(0.5), priors="flat", standardize=False)
     return X, y, model, gp, fit_map(model, warn=False).point
 
 

@@ -47,10 +47,11 @@ from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points, posterior
+from pymc_vsk.fitting import record_units
 from pymc_vsk.lifting import kernel_from_sq_dist, scaled_sq_dist
 from pymc_vsk.likelihood import gaussian_logp, gaussian_logp_from_cholesky
 from pymc_vsk.memory import check_dense
-from pymc_vsk.models import build_model, check_data
+from pymc_vsk.models import build_model, check_data, require_float64
 from pymc_vsk.prediction import Prediction
 from pymc_vsk.priors import (
     PriorSpec,
@@ -60,6 +61,8 @@ from pymc_vsk.priors import (
     parameter,
     resolve_priors,
     signal_and_noise,
+    x_scale,
+    y_scale,
 )
 from pymc_vsk.scaling import SmoothJump, Stack
 
@@ -287,8 +290,11 @@ class MarginalJumpGP:
     sigma_f : float or random variable
         Signal standard deviation.
     amplitude : float or random variable, default 1.0
-        Jump size a of ψ (the decorrelation across the jump grows with a / ℓ).
+        Jump size a of ψ (the decorrelation across the jump grows with s·a / ℓ).
     mean_func : pm.gp.mean.Mean, default Zero
+    psi_scale : float, default 1.0
+        The factor s of the lifted coordinate [x, s·a·1[x ≥ t]], as in :class:`pymc_vsk.VSK`;
+        :func:`build_jump_model` sets it to the x-range, so ``amplitude`` is relative to it.
     """
 
     def __init__(
@@ -298,6 +304,7 @@ class MarginalJumpGP:
         sigma_f: pt.TensorLike = 1.0,
         amplitude: pt.TensorLike = 1.0,
         mean_func: pm.gp.mean.Mean | None = None,
+        psi_scale: float = 1.0,
     ) -> None:
         if not isinstance(cov_func, pm.gp.cov.Stationary) or cov_func.input_dim != 2:
             raise TypeError(
@@ -307,6 +314,7 @@ class MarginalJumpGP:
         self.cov_func = cov_func
         self.sigma_f = sigma_f
         self.amplitude = amplitude
+        self.psi_scale = float(psi_scale)
         self.mean_func = mean_func if mean_func is not None else pm.gp.mean.Zero()
 
     def _gap_moments(
@@ -317,7 +325,7 @@ class MarginalJumpGP:
         In gap g the lifted inputs are [x, a·1[x ≥ right_g]]: the lifting of
         :mod:`pymc_vsk.lifting` with one ψ column per gap.
         """
-        amplitude = pt.as_tensor_variable(self.amplitude)
+        amplitude = self.psi_scale * pt.as_tensor_variable(self.amplitude)
         x = pt.as_tensor_variable(X)[:, 0]
         columns = [x, amplitude * pt.as_tensor_variable(self.gaps.side)]
         scale = pt.square(self.sigma_f)
@@ -538,6 +546,7 @@ def build_jump_model(
     kernel: str = "matern52",
     priors: str | Mapping[str, PriorSpec] = "default",
     mean: str | PriorSpec = "constant",
+    standardize: bool = True,
     **overrides: PriorSpec,
 ) -> tuple[pm.Model, pm.gp.Marginal | MarginalJumpGP]:
     """A VSK GP with ``n_jumps`` jumps of unknown location and amplitude in 1-D.
@@ -556,15 +565,24 @@ def build_jump_model(
     width : float or ``.dist()``, optional
         Logistic width of the relaxation (default: a quarter of the smallest node spacing).
     amplitude : float or ``.dist()``, optional
-        ψ's jump size(s) (default: HalfNormal with scale the x span, one per jump).
+        ψ's jump size(s), one per jump. With ``standardize=True`` relative to the x-range s
+        (the lifted coordinate is s·ψ; default prior HalfNormal(1)); with
+        ``standardize=False`` in the units of x (default HalfNormal(s)). Both defaults are
+        the same prior on the jump in the lifted space.
     kernel, priors, mean, **overrides
         As in :func:`pymc_vsk.build_model`.
+    standardize : bool, default True
+        Free of units, as in :func:`pymc_vsk.build_model`: under x → a·x + b and
+        y → c·y + d the location maps as t → a·t + b, the amplitude is unchanged, the other
+        hyper-parameters scale as in :func:`pymc_vsk.build_model`, and the jitter is
+        relative to sd(y)².
 
     Returns
     -------
     model : pm.Model
     gp : pm.gp.Marginal (``"smooth"``) or MarginalJumpGP (``"marginal"``)
     """
+    require_float64("build_jump_model")
     X_np, y_np = check_data(X, y, sigma_n=overrides.get("sigma_n"))
     if X_np.shape[1] != 1:
         raise ValueError(
@@ -580,7 +598,8 @@ def build_jump_model(
     upper = x0 + 0.9 * span if upper is None else float(upper)
     context = pm.Model.get_context(error_if_none=False)
     with context if context is not None else pm.Model() as model:
-        amp_spec = pm.HalfNormal.dist(sigma=span) if amplitude is None else amplitude
+        amp_scale = 1.0 if standardize else span
+        amp_spec = pm.HalfNormal.dist(sigma=amp_scale) if amplitude is None else amplitude
         if method == "smooth":
             return _smooth(
                 X_np,
@@ -594,6 +613,7 @@ def build_jump_model(
                 kernel,
                 priors,
                 mean,
+                standardize,
                 overrides,
             )
         if method == "marginal":
@@ -603,12 +623,14 @@ def build_jump_model(
                     f"M^K Cholesky factorisations); for n_jumps={n_jumps} use method='smooth'."
                 )
             return model, _marginal(
-                X_np, y_np, lower, upper, amp_spec, kernel, priors, mean, overrides
+                X_np, y_np, lower, upper, amp_spec, kernel, priors, mean, standardize, overrides
             )
     raise ValueError(f"method must be 'smooth' or 'marginal'; got {method!r}.")
 
 
-def _smooth(X, y, K, lower, upper, width, spacing, amp_spec, kernel, priors, mean, overrides):
+def _smooth(
+    X, y, K, lower, upper, width, spacing, amp_spec, kernel, priors, mean, standardize, overrides
+):
     initval = lower + (upper - lower) * (np.arange(K) + 1) / (K + 1)
     if K == 1:
         location = pm.Uniform("location", lower, upper, initval=float(initval[0]))
@@ -627,10 +649,19 @@ def _smooth(X, y, K, lower, upper, width, spacing, amp_spec, kernel, priors, mea
     amps = [amps[k] for k in range(K)] if K > 1 else [amps]
     w = parameter("width", 0.25 * spacing if width is None else width)
     psi = Stack([SmoothJump(t, a, width=w) for t, a in zip(locations, amps, strict=True)])
-    return build_model(X, y, psi=psi, kernel=kernel, priors=priors, mean=mean, **overrides)
+    return build_model(
+        X,
+        y,
+        psi=psi,
+        kernel=kernel,
+        priors=priors,
+        mean=mean,
+        standardize=standardize,
+        **overrides,
+    )
 
 
-def _marginal(X, y, lower, upper, amp_spec, kernel, priors, mean, overrides):
+def _marginal(X, y, lower, upper, amp_spec, kernel, priors, mean, standardize, overrides):
     specs = resolve_priors(priors, X, y, overrides)
     pm.Data("X", X)
     y_data = pm.Data("y_data", y)
@@ -638,6 +669,12 @@ def _marginal(X, y, lower, upper, amp_spec, kernel, priors, mean, overrides):
     sigma_f, sigma_n = signal_and_noise(specs)
     amplitude = parameter("amplitude", amp_spec, nonnegative=False)
     mean_func = mean_function(mean, specs)
-    gp = MarginalJumpGP(base, sigma_f=sigma_f, amplitude=amplitude, mean_func=mean_func)
-    gp.marginal_likelihood("y", X, y_data, sigma_n, lower=lower, upper=upper)
+    psi_scale = x_scale(X) if standardize else 1.0
+    gp = MarginalJumpGP(
+        base, sigma_f=sigma_f, amplitude=amplitude, mean_func=mean_func, psi_scale=psi_scale
+    )
+    jitter = 1e-6 * (y_scale(y) ** 2 if standardize else 1.0)
+    gp.marginal_likelihood("y", X, y_data, sigma_n, lower=lower, upper=upper, jitter=jitter)
+    if standardize:
+        record_units(pm.modelcontext(None), {"mean": y_scale(y)})
     return gp

@@ -193,8 +193,8 @@ def compute(seeds: int = 5, n_starts: int = 8) -> Study:
     y0 = targets.exp_cos(X) + NOISE_STD * np.random.default_rng(0).normal(size=N_NODES)
     psi = FromFunction(targets.exp_cos)
     built = {
-        "stationary": build_model(X, y0, kernel=KERNEL, priors="flat"),
-        "vsk": build_model(X, y0, psi=psi, kernel=KERNEL, priors="flat"),
+        "stationary": build_model(X, y0, kernel=KERNEL, priors="flat", standardize=False),
+        "vsk": build_model(X, y0, psi=psi, kernel=KERNEL, priors="flat", standardize=False),
         "gibbs": _gibbs_model(X, y0),
     }
     metrics: dict[str, list[dict[str, float]]] = {m: [] for m in MODELS}

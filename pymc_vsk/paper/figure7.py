@@ -273,7 +273,9 @@ def build(X: np.ndarray, y: np.ndarray) -> tuple[pm.Model, pm.gp.Marginal]:
     """
     with pm.Model() as model:
         weights = pm.Data("psi_weights", truncation_weights(None))
-        _, gp = build_model(X, y, psi=scaling_function(weights), kernel=KERNEL, priors="flat")
+        _, gp = build_model(
+            X, y, psi=scaling_function(weights), kernel=KERNEL, priors="flat", standardize=False
+        )
     return model, gp
 
 

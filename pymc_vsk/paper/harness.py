@@ -248,7 +248,9 @@ class MleFitter:
         n_starts: int = 8,
         kernel: str = "matern52",
     ) -> None:
-        self.model, self.gp = build_model(X, y, psi=psi, kernel=kernel, priors="flat")
+        self.model, self.gp = build_model(
+            X, y, psi=psi, kernel=kernel, priors="flat", standardize=False
+        )
         self.n_starts = n_starts
         self.description = (
             f"MLE: fit_map on flat priors with a constant mean, {n_starts} starts per fit, "

@@ -193,7 +193,9 @@ class NutsFitter:
     ) -> None:
         import nutpie  # imported here: only this method needs it, and it loads slowly
 
-        self.model, self.gp = build_model(X, y, psi=psi, kernel=KERNEL, priors="default")
+        self.model, self.gp = build_model(
+            X, y, psi=psi, kernel=KERNEL, priors="default", standardize=False
+        )
         self.compiled = nutpie.compile_pymc_model(self.model)
         self.draws, self.tune, self.chains = draws, tune, chains
         self.description = (

@@ -1,0 +1,212 @@
+"""Units: every entry point gives the same answer under x -> a x + b and y -> c y + d.
+
+Each case fits the same data at unit scale and after a change of units, then maps the rescaled
+fit back: predictions (m - d) / c and std / |c|, length scales / a, σ_f and σ_n / |c|. A model
+free of units gives the same numbers up to the optimiser's tolerance; before the models were
+standardised internally, y in units of 1e-6 gave an RMSE of 1.62 instead of 0.22 (the data sat
+below an absolute jitter) and x in units of 1e6 turned the VSK into the stationary fit (ψ's
+amplitude was one x unit).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+import pymc as pm
+import pytensor
+import pytest
+
+from pymc_vsk import VSK, build_model, fit_map, predict, targets
+from pymc_vsk.covariance import NegligibleScalingWarning
+from pymc_vsk.jumps import build_jump_model
+from pymc_vsk.scaling import Disk, Jump, numeric_value
+
+#: (a, c) pairs: scales of x and of y, with offsets b = 3a + 1 and d = -2c + 5.
+SCALES = [(1e-6, 1.0), (1e6, 1.0), (1.0, 1e-6), (1.0, 1e6), (3.7e-4, 2.2e5), (2.5e5, 4e-5)]
+#: The default run: both scales extreme at once, in both directions.
+FAST = {
+    "stationary": (1e6, 1e-6),
+    "vsk": (1e6, 1e-6),
+    "vsk_ard": (1e-6, 1e6),
+    "vsk_2d": (1e-6, 1e6),
+}
+
+
+def _one_d(n: int = 40):
+    X = targets.halton_nodes(n)
+    return X, targets.jump(X) + 0.25 * np.random.default_rng(0).normal(size=n)
+
+
+def _two_d(n: int = 60):
+    X = targets.halton_nodes(n, d=2)
+    inside = np.sum((X - 0.5) ** 2, axis=1) < 0.3**2
+    return X, np.sin(3 * X[:, 0]) + inside + 0.05 * np.random.default_rng(1).normal(size=n)
+
+
+CASES = {
+    "stationary": (_one_d, lambda a, b: None, {}),
+    "vsk": (_one_d, lambda a, b: Jump(a * 0.5 + b), {}),
+    "vsk_ard": (_one_d, lambda a, b: Jump(a * 0.5 + b), {"ard": True}),
+    "vsk_2d": (_two_d, lambda a, b: Disk([a * 0.5 + b, a * 0.5 + b], a * 0.3), {}),
+}
+
+
+def _fit(X, y, psi, options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model, gp = build_model(X, y, psi=psi, **options)
+        fit = fit_map(model, n_starts=2, seed=0, warn=False)
+    return model, gp, fit
+
+
+@functools.cache
+def _reference(case):
+    data, make_psi, options = CASES[case]
+    X, y = data()
+    return (X, y, *_fit(X, y, make_psi(1.0, 0.0), options))
+
+
+def _check_case(case, a, c):
+    _, make_psi, options = CASES[case]
+    X, y, model1, gp1, fit1 = _reference(case)
+    b, d = 3.0 * a + 1.0, -2.0 * c + 5.0
+    grid = X[:7] * 0.9 + 0.05
+    model2, gp2, fit2 = _fit(a * X + b, c * y + d, make_psi(a, b), options)
+    p1 = predict(gp1, grid, point=fit1.point, model=model1)
+    p2 = predict(gp2, a * grid + b, point=fit2.point, model=model2)
+    scale = float(np.std(y))
+    np.testing.assert_allclose((p2.mean - d) / c, p1.mean, atol=1e-3 * scale)
+    np.testing.assert_allclose(p2.std_f / abs(c), p1.std_f, rtol=1e-3, atol=1e-4 * scale)
+    np.testing.assert_allclose(p2.std_y / abs(c), p1.std_y, rtol=1e-3)
+    np.testing.assert_allclose(np.asarray(fit2.point["ls"]) / a, fit1.point["ls"], rtol=1e-3)
+    for name in ("sigma_f", "sigma_n"):
+        np.testing.assert_allclose(fit2.point[name] / abs(c), fit1.point[name], rtol=1e-3)
+    np.testing.assert_allclose((fit2.point["mean"] - d) / c, fit1.point["mean"], atol=1e-3 * scale)
+
+
+@pytest.mark.parametrize("case", ["stationary", "vsk", "vsk_2d"])
+def test_fit_and_prediction_are_the_same_in_other_units(case):
+    _check_case(case, *FAST[case])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("a", "c"), SCALES)
+@pytest.mark.parametrize("case", list(CASES))
+def test_fit_and_prediction_are_the_same_in_other_units_sweep(case, a, c):
+    _check_case(case, a, c)
+
+
+@pytest.mark.slow
+def test_the_vsk_still_beats_the_stationary_fit_in_large_x_units():
+    """Reference: the jump target. In x units of 1e6 the VSK must keep its unit-scale lead."""
+    X, y = _one_d()
+    grid = np.linspace(0.0, 1.0, 101)[:, None]
+    a, b = 1e6, 3e6
+    errors = []
+    for psi in (None, Jump(a * 0.5 + b)):
+        model, gp, fit = _fit(a * X + b, y, psi, {})
+        mean = predict(gp, a * grid + b, point=fit.point, model=model).mean
+        errors.append(np.sqrt(np.mean((mean - targets.jump(grid)) ** 2)))
+    stationary, vsk = errors
+    assert vsk < 0.7 * stationary
+
+
+@functools.cache
+def _jump_fit(a, c):
+    X, y = _one_d(60)
+    b, d = 3.0 * a + 1.0, -2.0 * c + 5.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model, _ = build_jump_model(a * X + b, c * y + d, n_jumps=1, method="smooth")
+        return fit_map(model, n_starts=2, seed=0, warn=False).point
+
+
+#: Offsets of the reference fit at a = c = 1.
+B1, D1 = 4.0, 3.0
+
+
+@pytest.mark.parametrize(
+    ("a", "c"), [(2.5e5, 4e-5), pytest.param(3.7e-4, 2.2e5, marks=pytest.mark.slow)]
+)
+def test_jump_model_map_is_the_same_in_other_units(a, c):
+    b, d = 3.0 * a + 1.0, -2.0 * c + 5.0
+    ref, other = _jump_fit(1.0, 1.0), _jump_fit(a, c)
+    np.testing.assert_allclose((other["location"] - b) / a, ref["location"] - B1, atol=1e-4)
+    np.testing.assert_allclose(other["amplitude"], ref["amplitude"], rtol=1e-3)
+    np.testing.assert_allclose(other["ls"] / a, ref["ls"], rtol=1e-3)
+    np.testing.assert_allclose(other["sigma_n"] / c, ref["sigma_n"], rtol=1e-3)
+    np.testing.assert_allclose((other["mean"] - d) / c, (ref["mean"] - D1), atol=1e-3)
+
+
+def test_marginal_jump_model_is_the_same_in_other_units():
+    """The location posterior given θ (gap probabilities) at a point and its image."""
+    X, y = _one_d(60)
+    a, c = 2.5e5, 4e-5
+    b, d = 3.0 * a + 1.0, -2.0 * c + 5.0
+    point = {"ls": 0.05, "sigma_f": 1.0, "sigma_n": 0.25, "amplitude": 0.5, "mean": 0.3}
+    image = {"ls": a * 0.05, "sigma_f": c, "sigma_n": c * 0.25, "amplitude": 0.5}
+    image["mean"] = c * 0.3 + d
+    probs = []
+    for Xs, ys, p in ((X, y, point), (a * X + b, c * y + d, image)):
+        model, _ = build_jump_model(Xs, ys, method="marginal")
+        probs.append(numeric_value(model["y_gap_probs"], p))
+    assert probs[0].max() > 10 / len(probs[0])  # the data pick gaps: a test that can fail
+    np.testing.assert_allclose(probs[1], probs[0], atol=1e-6)
+
+
+def test_jitter_is_relative_to_the_data_and_shared_with_prediction():
+    """Reference: interpolation (σ_n = 0) reproduces the data at the nodes."""
+    X, y = _one_d()
+    c = 1e-6
+    model, gp = build_model(
+        X, c * y, psi=Jump(0.5), mean="zero", sigma_n=0.0, sigma_f=2.0 * c, ls=0.1
+    )
+    assert numeric_value(gp.jitter) == pytest.approx(1e-6 * np.std(c * y) ** 2)
+    pred = predict(gp, X, point={}, model=model)
+    np.testing.assert_allclose(pred.mean / c, y, atol=1e-3)
+    assert np.max(pred.std_f) < 1e-2 * c
+    mu, _ = gp.predict(X, point={}, diag=True, model=model)  # PyMC's path: the same jitter
+    np.testing.assert_allclose(mu / c, y, atol=1e-3)
+
+
+def test_memory_guard_covers_the_stationary_model():
+    X = np.linspace(0.0, 1.0, 20_000)[:, None]
+    y = np.sin(6 * X[:, 0])
+    messages = []
+    for psi in (None, Jump(0.5)):
+        with pytest.raises(MemoryError, match="dense 20000 x 20000") as err:
+            build_model(X, y, psi=psi)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+
+
+def test_float32_is_refused_at_model_build():
+    X, y = _one_d()
+    with pytensor.config.change_flags(floatX="float32"):
+        with pytest.raises(RuntimeError, match=r'floatX = "float64"'):
+            build_model(X, y, psi=Jump(0.5))
+        with pytest.raises(RuntimeError, match="float64"):
+            build_jump_model(X, y)
+
+
+def test_vsk_warns_when_psi_is_negligible_against_the_length_scale():
+    a = 1e6
+    X = a * targets.halton_nodes(20)
+    base = pm.gp.cov.Matern52(2, ls=0.1 * a)
+    with pytest.warns(NegligibleScalingWarning, match="too small to matter"):
+        VSK(base, Jump(0.5 * a))(X).eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NegligibleScalingWarning)
+        VSK(base, Jump(0.5 * a), psi_scale=a)(X).eval()
+
+
+def test_fit_map_warns_when_the_fitted_length_scale_makes_psi_negligible():
+    X, y = _one_d()
+    a = 1e6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model, _ = build_model(a * X, y, psi=Jump(0.5 * a), standardize=False)
+    with pytest.warns(NegligibleScalingWarning, match="fit"):
+        fit_map(model, n_starts=1, seed=0, warn=False)
