@@ -28,6 +28,7 @@ import numpy.typing as npt
 import pymc as pm
 import pytensor
 import pytensor.tensor as pt
+import scipy.spatial
 
 from pymc_vsk.covariance import VSK, exact_distances
 from pymc_vsk.fitting import record_units
@@ -132,7 +133,30 @@ def check_data(
                 "interpolating two observations at one node makes the covariance singular. "
                 "Average duplicates first, or let sigma_n be positive."
             )
+        _check_near_duplicates(X)
     return X, y
+
+
+#: Nodes closer than this fraction of the span of X count as near-duplicates when σ_n = 0.
+NEAR_DUPLICATE = 1e-8
+
+
+def _check_near_duplicates(X: np.ndarray) -> None:
+    """Refuse nodes closer than ``NEAR_DUPLICATE`` × span when the model interpolates (σ_n = 0)."""
+    span = float(np.max(np.ptp(X, axis=0))) if len(X) > 1 else 0.0
+    if span == 0.0:
+        return
+    dist, index = scipy.spatial.cKDTree(X).query(X, k=2)
+    i = int(np.argmin(dist[:, 1]))
+    if dist[i, 1] < NEAR_DUPLICATE * span:
+        j = int(index[i, 1])
+        raise ValueError(
+            f"X has near-duplicate nodes (rows {min(i, j)} and {max(i, j)} are "
+            f"{dist[i, 1]:.3g} apart, {dist[i, 1] / span:.2g} of the span of X) and sigma_n = 0: "
+            "interpolating two observations that close makes the covariance numerically "
+            "singular. Average or merge near-duplicate nodes, let σ_n be positive or raise the "
+            "jitter."
+        )
 
 
 def build_model(

@@ -55,9 +55,8 @@ def fit_near_duplicates():
     fit_map(model, n_starts=2)
 
 
-def predict_near_duplicates():
-    Xd, yd = near_duplicates()
-    _, gp = fixed_model(Xd, yd, sigma_n=0.0, ls=10.0, jitter=0.0)
+def predict_singular():
+    _, gp = fixed_model(sigma_n=0.0, ls=1e3, jitter=0.0)  # ℓ far beyond the span
     predict(gp, X, point={}, jitter=0.0)
 
 
@@ -210,12 +209,12 @@ CASES = {
     ),
     "near-duplicate nodes with sigma_n = 0 in fit_map": (
         fit_near_duplicates,
-        RuntimeError,
-        r"All 2 MAP starts failed .* not positive definite",
-        r"near-duplicate nodes.*let σ_n be positive or raise the jitter",
+        ValueError,
+        r"near-duplicate nodes \(rows \d+ and \d+ are 1e-09 apart",
+        r"Average or merge near-duplicate nodes, let σ_n be positive or raise the jitter",
     ),
     "singular training covariance in predict": (
-        predict_near_duplicates,
+        predict_singular,
         ValueError,
         r"not positive definite",
         r"near-duplicate nodes.*far beyond the span.*raise the jitter",

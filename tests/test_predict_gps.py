@@ -63,8 +63,10 @@ def test_plain_pymc_marginal_equals_the_closed_form_and_needs_its_model():
 
 
 def test_build_model_gp_predicts_outside_the_model_context():
-    model, gp = build_model(X, Y, psi=Jump(0.5), ls=LS, sigma_f=SF, sigma_n=SN, mean=0.0)
-    pred = predict(gp, XNEW, point={})  # no `with model:`, no model=
+    model, gp = build_model(
+        X, Y, psi=Jump(0.5), ls=LS, sigma_f=SF, sigma_n=SN, mean=0.0, standardize=False
+    )
+    pred = predict(gp, XNEW, point={})  # no `with model:`, no model=; the paper's model
     np.testing.assert_allclose(pred.mean, predict(gp, XNEW, point={}, model=model).mean)
     K = vsk_matrix(X, X) + (SN**2 + 1e-6) * np.eye(len(X))
     np.testing.assert_allclose(
