@@ -40,7 +40,7 @@ from pymc_vsk.covariance import psi_reach, warn_if_negligible
 from pymc_vsk.lifting import psi_columns
 from pymc_vsk.priors import node_scales, y_scale
 from pymc_vsk.scaling import NUMPY_MODE, numeric_value
-from pymc_vsk.validation import not_positive_definite
+from pymc_vsk.validation import not_positive_definite, require_float64
 
 __all__ = [
     "MapResult",
@@ -480,6 +480,7 @@ def fit_map(
     ``distinct_atol`` mean the same in any units of x and y.
     """
     model = pm.modelcontext(model)
+    require_float64("fit_map", model)
     if not model.value_vars:
         raise ValueError(
             "The model has no free variables, so there is nothing to fit: every parameter is "

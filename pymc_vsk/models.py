@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import numpy.typing as npt
 import pymc as pm
-import pytensor
 import pytensor.tensor as pt
 import scipy.spatial
 
@@ -49,7 +48,7 @@ from pymc_vsk.priors import (
     y_scale,
 )
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
-from pymc_vsk.validation import check_finite, check_inputs
+from pymc_vsk.validation import check_finite, check_inputs, require_float64
 
 __all__ = [
     "DataWarning",
@@ -312,32 +311,6 @@ def _data_scale(value: pt.TensorVariable) -> pt.TensorVariable:
 
 def _is_radial_instance(cov: pm.gp.cov.Covariance) -> bool:
     return isinstance(cov, pm.gp.cov.Stationary) and is_radial(type(cov))
-
-
-def require_float64(owner: str) -> None:
-    """Refuse to build a model unless pytensor computes in float64.
-
-    The likelihoods of eq. (15) factorise n × n covariances whose condition numbers grow with
-    n and with smooth kernels far beyond what float32's 7 digits can resolve, and the MAP
-    starts and data containers are float64.
-
-    Parameters
-    ----------
-    owner : str
-        The function asking, for the message.
-
-    Raises
-    ------
-    RuntimeError
-        If ``pytensor.config.floatX`` is not ``"float64"``.
-    """
-    if pytensor.config.floatX != "float64":
-        raise RuntimeError(
-            f"{owner} needs float64, but pytensor.config.floatX is "
-            f"{pytensor.config.floatX!r}: GP covariance matrices are too ill-conditioned for "
-            'single precision. Set pytensor.config.floatX = "float64" (or the environment '
-            "variable PYTENSOR_FLAGS=floatX=float64) before building the model."
-        )
 
 
 def set_data(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike, name: str = "y") -> None:

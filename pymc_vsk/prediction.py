@@ -41,7 +41,7 @@ from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.scaling import numeric_value
-from pymc_vsk.validation import as_numeric, check_inputs, not_positive_definite
+from pymc_vsk.validation import as_numeric, check_inputs, not_positive_definite, require_float64
 
 __all__ = ["Prediction", "Predictor", "fitted_jitter", "model_of", "power_function", "predict"]
 
@@ -694,6 +694,7 @@ def predict(
         raise ValueError("Pass exactly one of point= (a MAP point) or idata= (a posterior).")
     check_supported(gp)
     model = model_of(gp, model)
+    require_float64("predict", model)
     key = (id(model), "fitted" if jitter is None else float(jitter))
     predictor = cached(gp, "predictor", key, lambda: Predictor(gp, model, jitter))
     if point is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+import pytensor
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 from pytensor.graph.basic import Constant
@@ -19,6 +20,7 @@ __all__ = [
     "check_finite",
     "check_inputs",
     "not_positive_definite",
+    "require_float64",
 ]
 
 #: How to write ψ so that it works on the symbolic inputs of a model.
@@ -145,3 +147,35 @@ def check_inputs(
     if not np.issubdtype(value.dtype, np.number):
         raise TypeError(f"{name} must be numeric; got dtype {value.dtype}.")
     check_finite(value, name, "remove or impute those rows before building the GP.")
+
+
+def require_float64(owner: str, model: object | None = None) -> None:
+    """Refuse to build or fit a model unless pytensor computes in float64.
+
+    The likelihoods of eq. (15) factorise n × n covariances whose condition numbers grow with
+    n and with smooth kernels far beyond what float32's 7 digits can resolve, and the MAP
+    starts and data containers are float64.
+
+    Parameters
+    ----------
+    owner : str
+        The function asking, for the message.
+    model : pm.Model, optional
+        A model whose free variables must be float64 too (a model built under float32).
+
+    Raises
+    ------
+    RuntimeError
+        If ``pytensor.config.floatX`` is not ``"float64"``, or a free variable of ``model``
+        is not float64.
+    """
+    dtypes = {v.type.dtype for v in getattr(model, "value_vars", [])} - {"float64"}
+    if pytensor.config.floatX != "float64" or dtypes:
+        found = sorted(dtypes) if dtypes else [pytensor.config.floatX]
+        raise RuntimeError(
+            f"{owner} needs float64, but pytensor.config.floatX is "
+            f"{pytensor.config.floatX!r} (free variables in {', '.join(found)}): GP covariance "
+            "matrices are too ill-conditioned for single precision. Set "
+            'pytensor.config.floatX = "float64" (or the environment variable '
+            "PYTENSOR_FLAGS=floatX=float64) before building the model."
+        )

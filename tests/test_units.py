@@ -191,6 +191,24 @@ def test_float32_is_refused_at_model_build():
             build_jump_model(X, y)
 
 
+def test_float32_user_model_is_refused_by_fit_map_and_predict():
+    """A model written by hand under float32 gets the same message from fit_map and predict."""
+    X, y = _one_d()
+    with pytensor.config.change_flags(floatX="float32"):
+        with pm.Model() as model:
+            ls = pm.InverseGamma("ls", 3.0, 0.2)
+            sigma = pm.HalfNormal("sigma", 0.5)
+            gp = pm.gp.Marginal(cov_func=VSK(pm.gp.cov.Matern52(2, ls=ls), Jump(0.5)))
+            gp.marginal_likelihood("y", X=X, y=y, sigma=sigma)
+        with pytest.raises(RuntimeError, match=r"fit_map needs float64.*floatX = \"float64\""):
+            fit_map(model)
+        with pytest.raises(RuntimeError, match=r"predict needs float64"):
+            predict(gp, X[:3], point={"ls": 0.1, "sigma": 0.1}, model=model)
+    # built under float32, used under float64: the free variables are still float32
+    with pytest.raises(RuntimeError, match=r"free variables in float32"):
+        fit_map(model)
+
+
 def test_vsk_warns_when_psi_is_negligible_against_the_length_scale():
     a = 1e6
     X = a * targets.halton_nodes(20)
