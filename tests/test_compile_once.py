@@ -14,6 +14,7 @@ from pytensor.compile import maker
 from pymc_vsk import build_model, fit_map, predict, set_data, targets
 from pymc_vsk.fitting import compiled_objective, initial_point
 from pymc_vsk.scaling import Jump
+from tests.conftest import seed
 
 
 def jump_data(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -83,19 +84,25 @@ def test_initial_point_cache_honours_a_new_initval():
 
 
 def test_nutpie_model_compiled_once_samples_data_of_another_length():
+    """y + 1 moves the posterior of the constant mean up; the same data would not move it.
+
+    Both runs share the seed, so the difference of the posterior means is 0 when the swapped
+    data are ignored. With y + 1 it ranged 0.58–1.01 over 15 seed offsets (the posterior sd
+    of the mean is 0.6–1.1: with a long ℓ the GP takes up part of the shift); the test asks
+    for 0.25–1.5.
+    """
     nutpie = pytest.importorskip("nutpie", reason="nutpie is not installed")
-    X, y = jump_data(21, seed=0)
+    X, y = jump_data(21, seed=seed(0))
     model, _ = build_model(X, y, psi=Jump(0.5))
     compiled = nutpie.compile_pymc_model(model)
-    X2, y2 = jump_data(33, seed=1)
+    X2, y2 = jump_data(33, seed=seed(1))
     shifted = y2 + 1.0
     kwargs = {"draws": 150, "tune": 150, "chains": 2, "cores": 1, "progress_bar": False}
-    base = nutpie.sample(compiled.with_data(X=X2, y_data=y2), seed=3, **kwargs)
-    moved = nutpie.sample(compiled.with_data(X=X2, y_data=shifted), seed=3, **kwargs)
+    base = nutpie.sample(compiled.with_data(X=X2, y_data=y2), seed=seed(3), **kwargs)
+    moved = nutpie.sample(compiled.with_data(X=X2, y_data=shifted), seed=seed(3), **kwargs)
     assert base["posterior"]["ls"].shape == (2, 150)
-    # the constant mean follows the shifted data (posterior sd of the mean is about 0.3)
     diff = float(moved["posterior"]["mean"].mean() - base["posterior"]["mean"].mean())
-    assert 0.5 < diff < 1.5
+    assert 0.25 < diff < 1.5
 
 
 def test_loo_log_likelihood_is_compiled_once_and_reads_swapped_data(compilations):

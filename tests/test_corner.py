@@ -1,8 +1,20 @@
 """Figures 9–12 (Section 4.3, corner): stationary vs VSK, MLE, on reduced sizes in CI.
 
 The reduced study runs the paper's first five node counts (N = 31, ..., 111, all "small N")
-and N = 21, 20 for three noise seeds. Measured on it: VSK median RMSE lower at 5 of 5 N and
-median average std lower at 5 of 5; the tests ask for 4 of 5.
+and N = 21, 20 for three noise seeds (:func:`tests.conftest.seed` of 0, 1, 2). Measured on
+16 disjoint triples of seeds (0-47): the VSK median RMSE was lower at 5 of 5 N in every triple
+(largest ratio VSK/stationary 0.92), the median average std at 4 or 5 of 5 (ratio up to 1.01,
+at N = 111); the tests ask for 4 of 5 and 3 of 5.
+
+Figures 10–12 (N = 21 with the corner node, N = 20 without) have a study of their own over 15
+seeds (N = 21, 20 and 31 only). Per seed, over 60 seeds (0-59), the VSK RMSE was higher than
+the stationary one at N = 21 in 2 seeds and at N = 20 in 4, and the stationary σ_n at N = 21
+was below the VSK's in 8 (the stationary fit then interpolates the corner instead of calling
+it noise). Medians over three consecutive seeds broke one of the former assertions (VSK median
+RMSE lower at both N, stationary median σ_n > 1.5 × the VSK's and > the noise std) in 8 of 58
+triples. Resampling 15 of the 60 seeds (200 000 times): the median RMSE ratio was ≥ 1 with
+probability ≤ 1e-4 at either N, the σ_n ratio below 1.5 with probability 0.02 and below 1.2
+with 2e-4 (its 1 % quantile 1.45), the stationary σ_n at most the noise std with 7e-5.
 """
 
 from __future__ import annotations
@@ -15,10 +27,13 @@ import pytest
 from pymc_vsk import targets
 from pymc_vsk.cli import main
 from pymc_vsk.paper import figure9
+from tests.conftest import seeds
 from tests.test_tables23 import count_compilations
 
 N_MAX = 111
-SEEDS = 3
+SEEDS = seeds(0, 1, 2)
+#: Noise seeds of the study of Figures 10–12.
+FIGURE_SEEDS = seeds(*range(15))
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +44,12 @@ def study_and_compiles():
 @pytest.fixture(scope="module")
 def study(study_and_compiles):
     return study_and_compiles[0]
+
+
+@pytest.fixture(scope="module")
+def figure_study():
+    """N = 21 and 20 (and 31, the smallest N of Figure 9) over 15 noise seeds."""
+    return figure9.compute(n_max=31, seeds=FIGURE_SEEDS)
 
 
 def test_node_counts_are_the_papers_and_always_sample_the_corner():
@@ -59,28 +80,35 @@ def test_one_model_per_kernel_is_compiled_for_the_whole_study(study_and_compiles
     assert study.n_models == 2
     assert counts == {"objective": 2, "predictor": 2}
     assert np.all(np.isfinite(study.values["vsk"]["rmse"]))
-    assert study.values["vsk"]["rmse"].shape == (5, SEEDS)
-    assert study.figure_values["stationary"]["rmse"].shape == (2, SEEDS)
+    assert study.values["vsk"]["rmse"].shape == (5, len(SEEDS))
+    assert study.figure_values["stationary"]["rmse"].shape == (2, len(SEEDS))
 
 
-def test_vsk_is_more_accurate_at_most_node_counts(study):
-    assert study.vsk_lower("rmse").sum() >= 4  # of 5; measured 5
-    assert np.all(study.figure_median("vsk", "rmse") < study.figure_median("stationary", "rmse"))
+def test_vsk_is_more_accurate_at_most_node_counts(study, figure_study):
+    assert study.vsk_lower("rmse").sum() >= 4  # of 5
+    # Figures 10-11, medians over 15 seeds (per seed the VSK is worse in a few, docstring)
+    vsk, stationary = (figure_study.figure_median(m, "rmse") for m in ("vsk", "stationary"))
+    assert np.all(vsk < stationary), (vsk, stationary)
 
 
 def test_vsk_is_less_uncertain_at_small_node_counts(study):
     assert study.small.all()
-    assert study.vsk_lower("mean_std").sum() >= 4  # of 5; measured 5
+    assert study.vsk_lower("mean_std").sum() >= 3  # of 5
     assert all(study.checks().values())
 
 
-def test_stationary_model_treats_the_sampled_corner_as_noise(study):
-    # The paper's explanation at N = 21 (corner node sampled): the stationary fit needs a
-    # larger noise to pass by the corner observation; the VSK believes it.
-    i = study.figure_nodes.index(21)
-    sigma_n = {m: study.figure_median(m, "sigma_n")[i] for m in figure9.MODELS}
-    assert sigma_n["stationary"] > 1.5 * sigma_n["vsk"]
-    assert sigma_n["stationary"] > figure9.NOISE_STD
+def test_stationary_model_treats_the_sampled_corner_as_noise(figure_study):
+    """The paper's explanation at N = 21 (corner node sampled): the stationary fit needs a
+    larger noise to pass by the corner observation; the VSK believes it.
+
+    Medians over 15 seeds: per seed the stationary fit interpolates the corner in about one
+    seed of eight. The ratio of the medians had its 1 % quantile at 1.45 (module docstring);
+    the test asks for 1.2.
+    """
+    i = figure_study.figure_nodes.index(21)
+    sigma_n = {m: figure_study.figure_median(m, "sigma_n")[i] for m in figure9.MODELS}
+    assert sigma_n["stationary"] > 1.2 * sigma_n["vsk"], sigma_n
+    assert sigma_n["stationary"] > figure9.NOISE_STD, sigma_n
 
 
 def test_vsk_training_matrix_decouples_the_corner_node(study):
@@ -109,10 +137,10 @@ def test_cli_prints_the_summary_and_writes_csvs_and_figures(study, tmp_path, cap
         return study
 
     monkeypatch.setattr(figure9, "compute", fake_compute)
-    argv = ["reproduce", "figure9", "--n-max", str(N_MAX), "--seeds", str(SEEDS)]
+    argv = ["reproduce", "figure9", "--n-max", str(N_MAX), "--seeds", str(len(SEEDS))]
     status = main([*argv, "--out", str(tmp_path)])
     out = capsys.readouterr().out
-    assert calls == [(N_MAX, SEEDS)]
+    assert calls == [(N_MAX, len(SEEDS))]
     assert status == 0 and "paper's finding" in out
     names = {
         "figure9.csv",
@@ -126,8 +154,9 @@ def test_cli_prints_the_summary_and_writes_csvs_and_figures(study, tmp_path, cap
     assert {line.rsplit("/", 1)[-1] for line in out.splitlines() if "saved" in line} == names
     with (tmp_path / "figure9.csv").open() as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) == 2 * 5 * SEEDS
-    vsk = next(r for r in rows if r["kernel"] == "vsk" and r["N"] == "111" and r["seed"] == "0")
+    assert len(rows) == 2 * 5 * len(SEEDS)
+    first = str(SEEDS[0])
+    vsk = next(r for r in rows if r["kernel"] == "vsk" and r["N"] == "111" and r["seed"] == first)
     assert float(vsk["rmse"]) == pytest.approx(study.values["vsk"]["rmse"][-1, 0], rel=1e-5)
     with (tmp_path / "figures10-11.csv").open() as handle:
         assert {r["N"] for r in csv.DictReader(handle)} == {"20", "21"}
@@ -138,7 +167,8 @@ def test_summary_states_the_choices_and_the_findings(study):
     text = figure9.format_summary(study)
     for phrase in ("Matern52", f"noise std {figure9.NOISE_STD}", "Corner(x0=0.5", "decay=0.1"):
         assert phrase in text
-    assert "paper's finding: VSK RMSE lower at most N (5 of 5): yes" in text
+    better = int(study.vsk_lower("rmse").sum())
+    assert f"paper's finding: VSK RMSE lower at most N ({better} of 5): yes" in text
     assert "2 models built" in text
 
 

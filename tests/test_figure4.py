@@ -1,4 +1,10 @@
-"""Figure 4: errors and std against N, stationary vs VSK, MLE (a reduced N range in CI)."""
+"""Figure 4: errors and std against N, stationary vs VSK, MLE (a reduced N range in CI).
+
+The CI sweep fits N = 30, 50, ..., 110 for one noise seed, :func:`tests.conftest.seed` of 0.
+Measured per seed over 60 noise seeds (0-59): the VSK had the lower RMSE and the lower max
+error at 5 of 5 N in every seed (largest ratio VSK/stationary 0.95 for the RMSE and 0.79 for
+the max error, both at N = 30); the test asks for 4 of 5.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +15,13 @@ import pytest
 
 from pymc_vsk.cli import main
 from pymc_vsk.paper import figure4
+from tests.conftest import seeds
 from tests.test_tables23 import count_compilations
 
 
 @pytest.fixture(scope="module")
 def sweep_and_compiles():
-    return count_compilations(lambda: figure4.compute(n_max=110, seeds=1))
+    return count_compilations(lambda: figure4.compute(n_max=110, seeds=seeds(0)))
 
 
 @pytest.fixture(scope="module")

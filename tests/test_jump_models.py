@@ -1,6 +1,7 @@
 """Several jumps in 1-D, a disk discontinuity in 2-D, and how many jumps (issue 4, items 3–4).
 
-Synthetic data, NUTS with nutpie at CI size; the full-size versions are marked ``slow``.
+Synthetic data, NUTS with nutpie at CI size; the full-size versions are marked ``slow``. The
+noise and sampler seeds go through :func:`tests.conftest.seed`.
 
 1-D design: f(x) = sin(2πx) + 2·1[x ≥ 0.3] − 1.5·1[x ≥ 0.7] on 64 Halton nodes, noise std
 0.2, with 0, 1 or 2 of the steps. The models (K = 0, 1, 2 jumps, logistic relaxation) get
@@ -31,6 +32,7 @@ from pymc_vsk.fitting import compiled_objective
 from pymc_vsk.jumps import build_jump_model, location_posterior, select_jump_count
 from pymc_vsk.loo import add_log_likelihood
 from pymc_vsk.models import inverse_gamma_for_range, node_scales
+from tests.conftest import seed
 
 nutpie = pytest.importorskip("nutpie")
 
@@ -47,14 +49,16 @@ EDGE_WIDTH = 0.01
 
 
 # -- data and models ------------------------------------------------------------------------
-def one_d_data(n_steps: int, seed: int = 0, n: int = N_1D) -> tuple[np.ndarray, np.ndarray]:
+def one_d_data(
+    n_steps: int, seed: int = 0, n: int = N_1D, noise: float = NOISE_1D
+) -> tuple[np.ndarray, np.ndarray]:
     """sin(2πx) plus the first ``n_steps`` steps of STEPS, with seeded noise."""
     X = targets.halton_nodes(n)
     x = X[:, 0]
     f = np.sin(2 * np.pi * x)
     for t, height in STEPS[:n_steps]:
         f = f + height * (x >= t)
-    return X, f + NOISE_1D * np.random.default_rng(seed).normal(size=n)
+    return X, f + noise * np.random.default_rng(seed).normal(size=n)
 
 
 def fixed_priors(X: np.ndarray) -> dict[str, Any]:
@@ -174,12 +178,32 @@ def compiled_1d():
     return X, {k: (m, gp, nutpie.compile_pymc_model(m)) for k, (m, gp) in models.items()}
 
 
+def chains_in_the_best_mode(idata, gap: float = 10.0) -> np.ndarray:
+    """Chains whose mean log density is within ``gap`` of the best chain's."""
+    logp = np.asarray(idata["sample_stats"]["logp"].values).mean(axis=1)
+    return np.flatnonzero(logp > logp.max() - gap)
+
+
 def test_two_jumps_both_locations_recovered(compiled_1d):
+    """Both locations' credible gaps cover the steps and are narrow, in the chains that found
+    the posterior's main mode.
+
+    About one chain in twenty (5 of 96 and 4 of 96 over 12 seed offsets, 8 chains each, with
+    and without jitter of the starting locations) ends in a local mode with the first
+    location next to the second step at 0.58-0.68, where the GP takes up the step at 0.3
+    with a short ℓ; its mean log density is about 23 below that of the other chains. The test
+    runs 4 chains and keeps those within 10 of the best chain's mean log density; it needs
+    at least two (three or four of four chains stuck: about 5e-4). Over 12 seed offsets the
+    kept chains were within 0.5 of the best, the 3 dropped ones 21–34 below; the credible
+    gaps covered both steps at all 12, 0.031–0.047 wide (asked: < 0.1).
+    """
     X, models = compiled_1d
-    _, y = one_d_data(2)
+    _, y = one_d_data(2, seed=seed(0))
     _, _, compiled = models[2]
-    idata = sample(compiled, draws=400, chains=2, seed=3, y_data=y)
-    posts = location_posterior(idata, X, LOWER, UPPER)
+    idata = sample(compiled, draws=400, chains=4, seed=seed(3), y_data=y)
+    keep = chains_in_the_best_mode(idata)
+    assert len(keep) >= 2, keep
+    posts = location_posterior(idata.isel(chain=keep), X, LOWER, UPPER)
     for post, (t, _) in zip(posts, STEPS, strict=True):
         assert post.covers(t), post.summary()
         lo, hi = post.interval()
@@ -199,10 +223,17 @@ def compare_jump_counts(models, y: np.ndarray, *, draws: int, chains: int, seed:
 
 
 def test_loo_selects_one_jump_on_data_with_one_jump(compiled_1d):
-    """The stationary model loses clearly; the second jump of K = 2 buys nothing."""
+    """The stationary model loses clearly; the second jump of K = 2 buys nothing.
+
+    The data have noise std 0.05 here, not 0.2: the LOO difference of the stationary model
+    sits at the few nodes next to the jump, so its standard error is large. Over 12 seed
+    offsets its ELPD difference was 1.7–3.3 standard errors below K = 1 at noise 0.2 (the
+    rule picked K = 0 at 2 of them) and 3.6–4.7 at noise 0.05, where K = 2 was within 1.2 of
+    K = 1 (the rule asks for max(4, 2·dse)).
+    """
     _, models = compiled_1d
-    _, y = one_d_data(1)
-    table = compare_jump_counts(models, y, draws=500, chains=2, seed=10)
+    _, y = one_d_data(1, seed=seed(0), noise=0.05)
+    table = compare_jump_counts(models, y, draws=500, chains=2, seed=seed(10))
     assert select_jump_count(table, {f"K={k}": k for k in models}) == 1, table.to_string()
     assert table.loc["K=0", "elpd_diff"] < -2 * table.loc["K=0", "dse"], table.to_string()
 
@@ -211,8 +242,8 @@ def test_loo_selects_one_jump_on_data_with_one_jump(compiled_1d):
 def test_loo_selects_the_true_number_of_jumps_for_zero_one_and_two(compiled_1d):
     _, models = compiled_1d
     for n_steps in (0, 1, 2):
-        _, y = one_d_data(n_steps, seed=n_steps)
-        table = compare_jump_counts(models, y, draws=1000, chains=4, seed=100 * n_steps)
+        _, y = one_d_data(n_steps, seed=seed(n_steps))
+        table = compare_jump_counts(models, y, draws=1000, chains=4, seed=seed(100 * n_steps))
         print(f"\n{n_steps} true jump(s)\n{table.to_string()}")
         selected = select_jump_count(table, {f"K={k}": k for k in models})
         assert selected == n_steps, table.to_string()
@@ -220,35 +251,46 @@ def test_loo_selects_the_true_number_of_jumps_for_zero_one_and_two(compiled_1d):
 
 # -- 2-D: a disk --------------------------------------------------------------------------
 def _check_disk_posterior(idata, X: np.ndarray) -> None:
-    c_lo, c_hi = eti(idata, "center")
-    r_lo, r_hi = eti(idata, "radius")
-    assert np.all((c_lo <= CENTER) & (CENTER <= c_hi)), (c_lo, c_hi)
-    assert r_lo <= RADIUS <= r_hi, (r_lo, r_hi)
-    # The identified quantity is which nodes lie inside (as the gap between nodes in 1-D):
-    # nodes farther from the true edge than half the mean distance between neighbouring nodes
-    # are put on the correct side with posterior probability > 0.9; nearer ones may not be.
+    """Centre and radius within half a node spacing, and the nodes on the right side.
+
+    The identified quantity is which nodes lie inside (as the gap between nodes in 1-D): the
+    posterior of (c, ρ) is the set of disks that put the same nodes inside, and the truth can
+    sit at its edge. Over 12 seed offsets (2 chains × 300 draws) the 94 % ETI of c₁ had its
+    lower end at 0.434–0.4496 against the true 0.45, so the ETI is not asked to cover the
+    truth. Asked instead: the posterior medians of c and ρ within half the mean distance h
+    between neighbouring nodes (h ≈ 0.054) of the truth, the ETIs narrower than h, and nodes
+    farther from the true edge than h/2 on the correct side with posterior probability > 0.9.
+    Measured over 12 offsets: medians within 0.11 h, ETIs at most 0.49 h wide, every such
+    node on its side with probability 1.
+    """
+    nearest, _ = scipy.spatial.cKDTree(X).query(X, k=2)
+    h = nearest[:, 1].mean()
     post = idata["posterior"]
     c = np.asarray(post["center"].values).reshape(-1, 2)
     r = np.asarray(post["radius"].values).reshape(-1)
+    assert np.all(np.abs(np.median(c, axis=0) - CENTER) < 0.5 * h), (np.median(c, axis=0), h)
+    assert abs(np.median(r) - RADIUS) < 0.5 * h, (np.median(r), h)
+    for name in ("center", "radius"):
+        lo, hi = eti(idata, name)
+        assert np.all(hi - lo < h), (name, lo, hi, h)
     p_inside = np.mean(np.linalg.norm(X[None] - c[:, None], axis=2) <= r[:, None], axis=0)
     signed = np.linalg.norm(X - CENTER, axis=1) - RADIUS
-    nearest, _ = scipy.spatial.cKDTree(X).query(X, k=2)
-    clear = np.abs(signed) > 0.5 * nearest[:, 1].mean()
+    clear = np.abs(signed) > 0.5 * h
     np.testing.assert_array_less(0.9, np.where(signed <= 0, p_inside, 1 - p_inside)[clear])
 
 
 def test_disk_centre_and_radius_recovered_in_2d():
-    X, y = disk_data()
+    X, y = disk_data(seed=seed(0))
     compiled = nutpie.compile_pymc_model(disk_model(X, y))
-    idata = sample(compiled, draws=300, chains=2, seed=5)
+    idata = sample(compiled, draws=300, chains=2, seed=seed(5))
     _check_disk_posterior(idata, X)
 
 
 @pytest.mark.slow
 def test_disk_recovered_with_converged_nuts():
-    X, y = disk_data()
+    X, y = disk_data(seed=seed(0))
     compiled = nutpie.compile_pymc_model(disk_model(X, y))
-    idata = sample(compiled, draws=1000, chains=4, seed=6)
+    idata = sample(compiled, draws=1000, chains=4, seed=seed(6))
     _check_disk_posterior(idata, X)
     rhat = az.rhat(idata, var_names=["center", "radius", "amplitude"])
     assert max(float(v.max()) for v in rhat.dataset.data_vars.values()) <= 1.01

@@ -5,7 +5,12 @@ Each notebook is executed with nbclient in a fresh kernel of this interpreter (i
 ``PYMC_VSK_NB_DRAWS`` (draws and tuning steps per chain, realisations per process) set small,
 the Agg backend, and single-threaded BLAS: nutpie runs its chains in threads, and a
 multi-threaded BLAS inside each of them oversubscribes the cores (N = 81 sampled about ten times
-slower on two cores).
+slower on two cores). ``PYMC_VSK_NB_SEED_OFFSET`` passes :data:`tests.conftest.SEED_OFFSET` on:
+the notebooks add it to every seed they use.
+
+The only statistical assertions in the notebooks are the paper's findings that the corner and
+Gibbs notebooks check (``corner.Study.checks``, ``gibbs_vsk.Study.checks``); their spread over
+seeds is measured in ``tests/test_corner.py`` and ``tests/test_gibbs_vsk.py``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+from tests.conftest import SEED_OFFSET
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
@@ -31,6 +38,7 @@ def _kernel_env() -> dict[str, str]:
         **os.environ,
         "PYMC_VSK_NB_DRAWS": CI_DRAWS,
         "PYMC_VSK_NB_FULL": "0",  # notebooks with a full size run their reduced one
+        "PYMC_VSK_NB_SEED_OFFSET": str(SEED_OFFSET),
         "MPLBACKEND": "Agg",
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",

@@ -1,4 +1,10 @@
-"""Tables 2 and 3: stationary vs VSK Matérn C4 with MLE hyper-parameters over noise seeds."""
+"""Tables 2 and 3: stationary vs VSK Matérn C4 with MLE hyper-parameters over noise seeds.
+
+The CI study fits Table 3 (N = 81) for three noise seeds, :func:`tests.conftest.seed` of
+0, 1, 2. Measured per seed over 100 noise seeds (0-99): RMSE ratio VSK/stationary 0.444–0.707
+(the VSK lower in all 100), max-error ratio 0.11–0.61 (above 0.5 in one seed), fitted ℓ
+0.044–0.066 (stationary) and 0.061–0.076 (VSK), VSK σ_n 0.163–0.303 (true 0.25).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,10 @@ import pytest
 from pymc_vsk import fitting, prediction
 from pymc_vsk.cli import main
 from pymc_vsk.paper import tables2_3
+from tests.conftest import seeds
+
+#: Noise seeds of the CI study.
+SEEDS = seeds(0, 1, 2)
 
 
 def count_compilations(run):
@@ -35,7 +45,7 @@ def count_compilations(run):
 
 @pytest.fixture(scope="module")
 def table3_3_seeds():
-    return count_compilations(lambda: tables2_3.compute(81, seeds=3))
+    return count_compilations(lambda: tables2_3.compute(81, seeds=SEEDS))
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +54,7 @@ def study(table3_3_seeds):
 
 
 def test_study_has_every_row_for_both_models_and_every_seed(study):
-    assert study.seeds == [0, 1, 2]
+    assert study.seeds == SEEDS
     for model in tables2_3.MODELS:
         assert set(study.values[model]) == set(tables2_3.ROW_LABELS)
         for row in tables2_3.ROW_LABELS:
@@ -68,15 +78,21 @@ def test_noise_is_seeded_nested_and_has_std_0_25():
 
 
 def test_vsk_beats_stationary_at_81_nodes_in_every_seed(study):
-    """Table 3: the VSK resolves the jump (max error ≈ 0.4 vs ≈ 2), RMSE ratio ≈ 0.57."""
+    """Table 3: the VSK resolves the jump (max error ≈ 0.4 vs ≈ 2), RMSE ratio ≈ 0.57.
+
+    Per-seed bounds sit outside the range measured over 100 seeds (module docstring). The
+    max-error ratio exceeded 0.5 in one seed of 100, so 0.5 bounds its median over the three
+    seeds (largest median of three consecutive seeds: 0.43) and 0.8 each seed.
+    """
     assert study.n_vsk_better == 3
     assert 0.4 < study.median_rmse_ratio < 0.75
-    assert np.all(study.values["vsk"]["max_error"] < 0.5 * study.values["stationary"]["max_error"])
+    max_ratio = study.values["vsk"]["max_error"] / study.values["stationary"]["max_error"]
+    assert np.median(max_ratio) < 0.5 and np.all(max_ratio < 0.8), max_ratio
     # both fits sit in the short length-scale mode the paper reports (ℓ ≈ 0.06-0.07)
     for model in tables2_3.MODELS:
         assert np.all((study.values[model]["ls"] > 0.03) & (study.values[model]["ls"] < 0.15))
     # the noise std is recovered roughly (true 0.25)
-    assert np.all(np.abs(study.values["vsk"]["sigma_n"] - 0.25) < 0.1)
+    assert np.all(np.abs(study.values["vsk"]["sigma_n"] - 0.25) < 0.125)
 
 
 def test_std_rows_include_the_noise(study):
@@ -140,7 +156,7 @@ def test_unknown_method_is_an_error():
 def test_reproduction_check_20_seeds_map():
     """The reproduction check: VSK better in ≥ 18 of 20 seeds at N = 81, median ratio ±0.15."""
     for n in (27, 81):
-        study = tables2_3.compute(n, seeds=20)
+        study = tables2_3.compute(n, seeds=seeds(*range(20)))
         print(tables2_3.format_table(study))
         assert abs(study.median_rmse_ratio - tables2_3.paper_rmse_ratio(n)) <= 0.15
         assert all(study.checks().values())
@@ -149,7 +165,7 @@ def test_reproduction_check_20_seeds_map():
 
 @pytest.mark.slow
 def test_nuts_one_seed_vsk_beats_stationary_at_81_nodes():
-    study = tables2_3.compute(81, seeds=1, method="nuts")
+    study = tables2_3.compute(81, seeds=seeds(0), method="nuts")
     print(tables2_3.format_table(study))
     assert study.n_vsk_better == 1
     assert study.values["vsk"]["max_error"][0] < 0.5 * study.values["stationary"]["max_error"][0]
