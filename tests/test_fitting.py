@@ -38,7 +38,7 @@ def test_both_modes_of_the_vsk_likelihood_are_reported_and_the_best_returned(jum
     assert result.multimodal and len(result.optima) == 2
     short, long = result.optima
     assert short.logp > long.logp
-    assert short.point["ls"] < 0.1 < 0.5 < long.point["ls"]  # NOTES.md: ℓ ≈ 0.06 vs 0.6-0.9
+    assert short.point["ls"] < 0.1 < 0.5 < long.point["ls"]  # the two modes: ℓ ≈ 0.06 and 0.6-0.9
     assert long.point["sigma_n"] > 2 * short.point["sigma_n"]  # the long mode is noisy
     assert result.point is short.point and result.logp == short.logp
     assert sorted(short.starts + long.starts) == list(range(8))

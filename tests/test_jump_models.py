@@ -1,4 +1,4 @@
-"""Several jumps in 1-D, a disk discontinuity in 2-D, and how many jumps (issue 4, items 3–4).
+"""Several jumps in 1-D, a disk discontinuity in 2-D, and how many jumps.
 
 Synthetic data, NUTS with nutpie at CI size; the full-size versions are marked ``slow``. The
 noise and sampler seeds go through :func:`tests.conftest.seed`.

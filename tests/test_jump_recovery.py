@@ -107,8 +107,8 @@ def test_location_recovered_at_reduced_size():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [27, 81])
-def test_recovery_study_meets_the_issue_criteria(n):
-    """10 seeds: coverage >= 9/10, r̂ <= 1.01 and no divergences (issue 4, item 2)."""
+def test_recovery_study_meets_its_criteria(n):
+    """10 seeds: coverage >= 9/10, r̂ <= 1.01 and no divergences."""
     pytest.importorskip("nutpie")
     result = run_recovery(n, seeds(*range(10)))
     print("\n" + result.report())
