@@ -1,0 +1,273 @@
+"""The segment model's exact jump posterior: against brute force, scipy, and known truth."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.linalg import expm
+from scipy.special import logsumexp
+
+from pymc_vsk.cli import main
+from pymc_vsk.jumps import find_jumps
+from pymc_vsk.jumps.cli import NOT_CONVERGED
+from pymc_vsk.jumps.segments import (
+    SegmentModel,
+    log_configurations,
+    matern52_kernel,
+    matern52_transitions,
+    partition_evidence,
+    sample_partitions,
+    segment_evidence,
+    stationary_covariance,
+)
+from tests.conftest import seed
+
+PRIORS = dict(level_var=3.0, a0=1.5, b0=0.4, min_size=2)
+
+
+def test_transitions_are_the_matrix_exponential_and_keep_the_stationary_covariance():
+    ell = 0.37
+    lam = math.sqrt(5) / ell
+    F = np.array([[0, 1, 0], [0, 0, 1], [-(lam**3), -3 * lam**2, -3 * lam]])
+    dx = np.array([0.0, 1e-3, 0.05, 0.4, 3.0])
+    A, Q = matern52_transitions(dx, ell)
+    Pinf = stationary_covariance(ell)
+    for a, q, d in zip(A, Q, dx, strict=True):
+        np.testing.assert_allclose(a, expm(F * d), atol=1e-12)
+        np.testing.assert_allclose(a @ Pinf @ a.T + q, Pinf, atol=1e-10)
+    # the first state component has the Matérn 5/2 covariance: k(Δ) = [A(Δ) P∞]_00
+    np.testing.assert_allclose((A @ Pinf)[:, 0, 0], matern52_kernel(dx, 0.0, ell), rtol=1e-12)
+
+
+def test_segment_evidence_is_the_multivariate_t_density():
+    """P[i, j] against scipy: y ~ t_{2a0}(0, (b0/a0)·(κ² 11ᵀ + r² K + I)), irregular x, a tie."""
+    rng = np.random.default_rng(seed(1))
+    x = np.sort(np.r_[rng.uniform(0, 1, 11), 0.5, 0.5])
+    y = rng.normal(size=x.size)
+    ell, r = 0.2, 1.7
+    P = segment_evidence(x, y, lengthscale=ell, ratio=r, **PRIORS)
+    n = x.size
+    for i, j in [(0, n), (0, 2), (3, 9), (5, n), (n - 2, n)]:
+        xs, ys = x[i:j], y[i:j]
+        R = PRIORS["level_var"] + r**2 * matern52_kernel(xs, xs, ell) + np.eye(j - i)
+        shape = PRIORS["b0"] / PRIORS["a0"] * R
+        ref = stats.multivariate_t(loc=np.zeros(j - i), shape=shape, df=2 * PRIORS["a0"])
+        assert P[i, j] == pytest.approx(ref.logpdf(ys), rel=1e-10, abs=1e-10)
+    assert np.all(np.isneginf(P[0, :2])) and np.isneginf(P[4, 5])  # shorter than min_size
+
+
+def partitions(n: int, k: int, m: int):
+    """Every increasing tuple of k cuts leaving runs of at least m nodes."""
+    for cuts in itertools.combinations(range(1, n), k):
+        edges = (0, *cuts, n)
+        if min(b - a for a, b in itertools.pairwise(edges)) >= m:
+            yield edges
+
+
+def test_partition_evidence_and_counts_are_the_sums_over_every_partition():
+    rng = np.random.default_rng(seed(2))
+    n, m = 11, 2
+    P = segment_evidence(
+        np.arange(n) / n,
+        rng.normal(size=n),
+        lengthscale=0.3,
+        ratio=0.5,
+        **{**PRIORS, "min_size": m},
+    )
+    E = partition_evidence(P, 3, m)
+    for k in range(4):
+        terms = [sum(P[a, b] for a, b in itertools.pairwise(e)) for e in partitions(n, k, m)]
+        assert E[k, n] == pytest.approx(logsumexp(terms), rel=1e-12)
+        assert math.exp(log_configurations(n, k, m)) == pytest.approx(len(terms))
+    assert log_configurations(5, 2, 2) == -np.inf
+
+
+def test_sampled_partitions_have_the_exact_probabilities():
+    rng = np.random.default_rng(seed(3))
+    n, m, k = 9, 2, 2
+    y = np.r_[np.zeros(4), 2 * np.ones(5)] + 0.5 * rng.normal(size=n)
+    P = segment_evidence(
+        np.arange(n) / n, y, lengthscale=0.3, ratio=0.5, **{**PRIORS, "min_size": m}
+    )
+    E = partition_evidence(P, k, m)
+    configs = list(partitions(n, k, m))
+    logw = np.array([sum(P[a, b] for a, b in itertools.pairwise(e)) for e in configs])
+    exact = np.exp(logw - logsumexp(logw))
+    draws = sample_partitions(P, E, np.full(40_000, k), m, rng)
+    index = {e[1:-1]: i for i, e in enumerate(configs)}
+    freq = np.bincount([index[tuple(d)] for d in draws], minlength=len(configs)) / len(draws)
+    # binomial sd ≤ 0.0025 at 40 000 draws: 0.012 is more than 4.5 sd
+    np.testing.assert_allclose(freq, exact, atol=0.012)
+
+
+# -- what the posterior says about data with known truth ------------------------------------
+@pytest.mark.parametrize("kind", ["noise", "smooth"])
+def test_no_jump_gives_zero_jumps_with_high_probability(kind):
+    rng = np.random.default_rng(seed(10))
+    x = np.sort(rng.uniform(0, 100, 80))
+    base = 0.0 if kind == "noise" else 2.0 * np.sin(x / 12)
+    post = find_jumps(x, base + 0.5 * rng.normal(size=80), draws=250, chains=2)
+    assert post.n_jumps == 0
+    assert post.p_n_jumps[0] > 0.6, post.p_n_jumps  # measured: 0.8–0.95
+
+
+def test_one_jump_is_located_to_its_gap():
+    rng = np.random.default_rng(seed(11))
+    x = np.arange(1950.0, 2030.0)
+    y = 10 + 0.8 * (x >= 1987) + 0.25 * rng.normal(size=x.size)
+    post = find_jumps(x, y, draws=250, chains=2)
+    assert post.n_jumps == 1
+    jump = post.jumps[0]
+    assert jump.location == pytest.approx(1986.5, abs=1.01)
+    lo, hi = jump.interval
+    assert lo <= 1986.5 <= hi and hi - lo <= 8
+    assert jump.probability > 0.9
+
+
+def test_three_jumps_are_all_found():
+    rng = np.random.default_rng(seed(12))
+    x = np.arange(150.0)
+    truth = [40, 75, 115]
+    level = np.select([x < 40, x < 75, x < 115], [0.0, 1.5, -0.5], 1.0)
+    post = find_jumps(x, level + 0.3 * rng.normal(size=x.size), draws=250, chains=2)
+    assert post.n_jumps == 3
+    for jump, t in zip(post.jumps, truth, strict=True):
+        assert abs(jump.location - (t - 0.5)) <= 2.0
+        assert jump.interval[0] <= t - 0.5 <= jump.interval[1]
+
+
+def test_a_jump_near_the_end_is_found():
+    rng = np.random.default_rng(seed(13))
+    x = np.arange(60.0)
+    y = 1.5 * (x >= 55) + 0.3 * rng.normal(size=60)
+    post = find_jumps(x, y, draws=250, chains=2)
+    assert post.n_jumps == 1
+    assert abs(post.jumps[0].location - 54.5) <= 1.0
+
+
+def test_same_answer_in_any_units():
+    rng = np.random.default_rng(seed(14))
+    x = np.sort(rng.uniform(0, 1, 70))
+    y = np.sin(3 * x) + 1.0 * (x > 0.6) + 0.2 * rng.normal(size=70)
+    base = find_jumps(x, y, draws=100, chains=2)
+    for a, b, c, d in [(1e-6, 3.0, 1e5, -2.0), (1e4, -7e4, 1e-4, 1.0)]:
+        other = find_jumps(a * x + b, c * y + d, draws=100, chains=2)
+        np.testing.assert_allclose(other.p_n_jumps, base.p_n_jumps, rtol=1e-6, atol=1e-10)
+        for j0, j1 in zip(base.jumps, other.jumps, strict=True):
+            assert j1.location == pytest.approx(a * j0.location + b, rel=1e-9, abs=1e-9 * abs(b))
+            assert j1.probability == pytest.approx(j0.probability)
+
+
+def test_fixed_count_and_its_errors():
+    rng = np.random.default_rng(seed(15))
+    x = np.arange(30.0)
+    y = rng.normal(size=30)
+    post = find_jumps(x, y, n_jumps=2, draws=100, chains=2)
+    assert post.n_jumps == 2 and len(post.jumps) == 2 and post.p_n_jumps[2] == 1.0
+    with pytest.raises(ValueError, match="10 jumps need at least 33 observations"):
+        find_jumps(x, y, n_jumps=10)
+    with pytest.raises(ValueError, match="must be finite"):
+        find_jumps(x, np.r_[y[:-1], np.nan])
+    with pytest.raises(ValueError, match="30 values and y 29"):
+        find_jumps(x, y[:-1])
+    with pytest.raises(ValueError, match="single distinct value"):
+        find_jumps(np.ones(30), y)
+
+
+def test_model_scales_priors_to_the_data():
+    rng = np.random.default_rng(seed(16))
+    y = 1e3 + 1e2 * rng.normal(size=50)
+    model = SegmentModel(np.arange(50.0) * 7, y)
+    assert model.y.std() == pytest.approx(1.0) and abs(model.y.mean()) < 1e-12
+    assert model.x[0] == 0.0 and model.x[-1] == 1.0
+    assert 0.3 < model.noise_var < 3.0  # white noise: the noise is the whole variance
+    assert model.max_jumps == 5
+
+
+# -- the command ------------------------------------------------------------------------------
+def write_series(tmp_path, x, y, name="series.csv"):
+    path = tmp_path / name
+    path.write_text("index,value\n" + "".join(f"{a:.17g},{b:.17g}\n" for a, b in zip(x, y)))
+    return path
+
+
+def test_command_writes_the_json_contract_and_exits_0(tmp_path, capsys):
+    rng = np.random.default_rng(seed(20))
+    x = np.arange(70.0)
+    y = 5 - 2.0 * (x >= 30) + 0.5 * rng.normal(size=70)
+    out = tmp_path / "out" / "jumps.json"
+    status = main(
+        [
+            "detect-jumps",
+            str(write_series(tmp_path, x, y)),
+            "--x",
+            "index",
+            "--y",
+            "value",
+            "--json",
+            str(out),
+            "--plot",
+            str(tmp_path / "fig.png"),
+            "--draws",
+            "200",
+            "--seed",
+            "1",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    answer = json.loads(out.read_text())
+    assert set(answer) == {"n_jumps", "p_n_jumps", "jumps", "diagnostics"}
+    assert answer["n_jumps"] == 1 == len(answer["jumps"])
+    assert sum(answer["p_n_jumps"].values()) == pytest.approx(1.0)
+    assert all(isinstance(k, str) and k.isdigit() for k in answer["p_n_jumps"])
+    jump = answer["jumps"][0]
+    assert set(jump) == {"location", "interval", "probability"}
+    assert jump["interval"][0] <= jump["location"] <= jump["interval"][1]
+    assert abs(jump["location"] - 29.5) <= 1.0 and 0.9 < jump["probability"] <= 1.0
+    diag = answer["diagnostics"]
+    assert set(diag) == {"max_rhat", "min_ess_bulk", "divergences"}
+    assert diag["max_rhat"] <= 1.01 and diag["min_ess_bulk"] >= 400 and diag["divergences"] == 0
+    assert "number of jumps: 1" in captured.out
+    assert "exact posterior" in captured.err  # progress on stderr
+
+
+def test_command_quiet_and_not_converged_status(tmp_path, capsys):
+    rng = np.random.default_rng(seed(21))
+    x = np.arange(40.0)
+    path = write_series(tmp_path, x, (x >= 20) + 0.3 * rng.normal(size=40))
+    args = [
+        "detect-jumps",
+        str(path),
+        "--x",
+        "index",
+        "--y",
+        "value",
+        "--plot",
+        str(tmp_path / "f.png"),
+    ]
+    status = main([*args, "--draws", "20", "--chains", "2", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == NOT_CONVERGED
+    assert "did not pass the diagnostics" in err and "more --draws" in err
+    assert err.count("\n") == 1  # --quiet: only the verdict
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--method", "smooth"], "give --jumps K"),
+        (["--target-accept", "0.9"], "--target-accept tunes NUTS"),
+        (["--lower", "3"], "--lower/--upper bound the location prior"),
+    ],
+)
+def test_command_rejects_options_that_do_not_apply(tmp_path, capsys, extra, message):
+    path = write_series(tmp_path, np.arange(20.0), np.arange(20.0) % 3)
+    status = main(["detect-jumps", str(path), "--x", "index", "--y", "value", *extra])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err
