@@ -192,7 +192,9 @@ def test_model_scales_priors_to_the_data():
 # -- the command ------------------------------------------------------------------------------
 def write_series(tmp_path, x, y, name="series.csv"):
     path = tmp_path / name
-    path.write_text("index,value\n" + "".join(f"{a:.17g},{b:.17g}\n" for a, b in zip(x, y)))
+    path.write_text(
+        "index,value\n" + "".join(f"{a:.17g},{b:.17g}\n" for a, b in zip(x, y, strict=False))
+    )
     return path
 
 

@@ -11,6 +11,7 @@ the posterior is converged by construction: r̂ and ESS of the draws are reporte
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -28,7 +29,6 @@ __all__ = ["Jump", "JumpPosterior", "find_jumps"]
 
 #: Credible mass of the reported location intervals.
 PROB = 0.94
-_OPTS: dict = {}
 
 
 @dataclass
@@ -171,6 +171,7 @@ def find_jumps(
     chains: int = 4,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    **options: float,
 ) -> JumpPosterior:
     """Posterior over the number and locations of jumps in a series.
 
@@ -190,6 +191,9 @@ def find_jumps(
         Seed of the draws (the probabilities are exact and do not depend on it).
     progress : callable, optional
         Called with a line of text at each stage (e.g. ``print``).
+    **options
+        Priors and grid of :class:`~pymc_vsk.jumps.segments.SegmentModel` (``level_sd``,
+        ``a0``, ``n_lengthscales``, ``min_lengthscale``, ``ratios``).
 
     Returns
     -------
@@ -212,7 +216,7 @@ def find_jumps(
     (1, 29.5)
     """
     x, y = _check(x, y, min_size)
-    model = SegmentModel(x, y, min_size=min_size, max_jumps=max_jumps, **_OPTS)
+    model = SegmentModel(x, y, min_size=min_size, max_jumps=max_jumps, **options)
     if n_jumps is not None:
         if not 0 <= n_jumps <= len(x) // min_size - 1:
             raise ValueError(
@@ -221,7 +225,7 @@ def find_jumps(
                 "min_size."
             )
         if n_jumps > model.max_jumps:
-            model = SegmentModel(x, y, min_size=min_size, max_jumps=n_jumps, **_OPTS)
+            model = SegmentModel(x, y, min_size=min_size, max_jumps=n_jumps, **options)
     say = progress if progress is not None else (lambda message: None)
     say(
         f"evidence of every partition into at most {model.max_jumps + 1} segments, "
@@ -344,7 +348,7 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
     edges = [-np.inf, *[(j.location - post.x[0]) / span for j in post.jumps], np.inf]
     mean = np.empty_like(xn)
     std = np.empty_like(xn)
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+    for lo, hi in itertools.pairwise(edges):
         seg = (xs > lo) & (xs <= hi)
         new = (xn > lo) & (xn <= hi)
         if not np.any(new) or not np.any(seg):

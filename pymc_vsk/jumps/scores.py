@@ -10,6 +10,7 @@ Jaccard index, A' the predicted segments.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -84,7 +85,7 @@ def f1_score(
 
 def _segments(cps: Iterable[int], n: int) -> list[tuple[int, int]]:
     edges = sorted({0, n} | {int(c) for c in cps if 0 < c < n})
-    return list(zip(edges[:-1], edges[1:], strict=True))
+    return list(itertools.pairwise(edges))
 
 
 def covering(annotations: Sequence[Iterable[int]], predicted: Iterable[int], n: int) -> float:

@@ -162,11 +162,11 @@ def _filter_from(start, y, A, Q, Pinf, ratio, level_var, a0, b0, min_size, out):
             )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def _evidence_matrix(y, A, Q, Pinf, ratio, level_var, a0, b0, min_size):  # pragma: no cover
     n = y.shape[0]
     out = np.full((n, n + 1), -np.inf)
-    for i in range(n):
+    for i in numba.prange(n):
         _filter_from(i, y, A, Q, Pinf, ratio, level_var, a0, b0, min_size, out[i])
     return out
 
@@ -221,28 +221,24 @@ def segment_evidence(
     )
 
 
-@numba.njit(cache=True)
-def _forward(P, max_jumps, min_size):  # pragma: no cover
+@numba.njit(cache=True, parallel=True)
+def _forward_step(P, prev, k, min_size, out):  # pragma: no cover
+    """out[j] = logsumexp_i(prev[i] + P[i, j]) over the cuts i allowed for k jumps."""
     n = P.shape[0]
-    E = np.full((max_jumps + 1, n + 1), -np.inf)
-    for j in range(min_size, n + 1):
-        E[0, j] = P[0, j]
-    for k in range(1, max_jumps + 1):
-        for j in range((k + 1) * min_size, n + 1):
-            lo = k * min_size
-            hi = j - min_size
-            best = -np.inf
-            for i in range(lo, hi + 1):
-                v = E[k - 1, i] + P[i, j]
-                if v > best:
-                    best = v
-            if best == -np.inf:
+    for j in numba.prange((k + 1) * min_size, n + 1):
+        best = -np.inf
+        total = 0.0
+        for i in range(k * min_size, j - min_size + 1):
+            v = prev[i] + P[i, j]
+            if v == -np.inf:
                 continue
-            total = 0.0
-            for i in range(lo, hi + 1):
-                total += np.exp(E[k - 1, i] + P[i, j] - best)
-            E[k, j] = best + np.log(total)
-    return E
+            if v <= best:
+                total += np.exp(v - best)
+            else:  # rescale the running sum to the new maximum
+                total = total * np.exp(best - v) + 1.0
+                best = v
+        if best > -np.inf:
+            out[j] = best + np.log(total)
 
 
 def partition_evidence(P: np.ndarray, max_jumps: int, min_size: int) -> np.ndarray:
@@ -261,7 +257,13 @@ def partition_evidence(P: np.ndarray, max_jumps: int, min_size: int) -> np.ndarr
     -------
     array, shape (max_jumps + 1, n + 1)
     """
-    return _forward(np.ascontiguousarray(P), int(max_jumps), int(min_size))
+    P = np.ascontiguousarray(P)
+    n = P.shape[0]
+    E = np.full((max_jumps + 1, n + 1), -np.inf)
+    E[0, min_size:] = P[0, min_size:]
+    for k in range(1, max_jumps + 1):
+        _forward_step(P, E[k - 1], k, int(min_size), E[k])
+    return E
 
 
 def log_configurations(n: int, k: int, min_size: int) -> float:
