@@ -14,7 +14,7 @@ import pymc_vsk
 
 project = "pymc-vsk"
 author = "pymc-vsk developers"
-copyright = "pymc-vsk developers"  # noqa: A001 (Sphinx's name)
+copyright = "pymc-vsk developers"
 release = pymc_vsk.__version__
 version = release
 

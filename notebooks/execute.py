@@ -13,7 +13,8 @@ root after changing a notebook:
 
 It prints the wall time of each notebook. Absolute paths of this machine that warnings may
 print (the interpreter's prefix, the repository root, the home directory) are replaced by
-short placeholders before a notebook is written, so the stored outputs name no machine.
+short placeholders (files of the repository by their path relative to its root) before a
+notebook is written, so the stored outputs name no machine.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def _replacements() -> list[tuple[str, str]]:
         str(Path(sys.prefix).resolve()): "<python prefix>",
         sys.prefix: "<python prefix>",
         str(Path(sys.base_prefix).resolve()): "<python base prefix>",
-        str(ROOT): "<repository>",
+        str(ROOT) + os.sep: "",  # files of the repository: paths relative to its root
+        str(ROOT): ".",
         str(Path.home()): "~",
     }
     return sorted(pairs.items(), key=lambda kv: -len(kv[0]))

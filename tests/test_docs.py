@@ -30,8 +30,7 @@ def built(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
     shutil.copytree(DOCS, source, symlinks=False, ignore=ignore)  # notebooks/ copied, not linked
     html = work / "html"
     result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
-        + [str(source), str(html)],
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", source, html],
         capture_output=True,
         text=True,
         cwd=work,

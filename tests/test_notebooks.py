@@ -47,7 +47,7 @@ FIGURES = {
     "01_jump_table1": 3,  # Figures 1, 2 and 3
     "02_jump_bayes": 12,
     "03_jump_detection": 4,
-    "04_weierstrass": 0,
+    "04_weierstrass": 3,
     "05_corner": 0,
     "06_gibbs_paciorek": 0,
     "07_posterior_predictive": 0,
@@ -88,9 +88,7 @@ def _figures(nb: nbformat.NotebookNode) -> int:
 
 
 def _errors(nb: nbformat.NotebookNode) -> list[str]:
-    return [
-        f"{out.ename}: {out.evalue}" for out in _outputs(nb) if out.output_type == "error"
-    ]
+    return [f"{out.ename}: {out.evalue}" for out in _outputs(nb) if out.output_type == "error"]
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
