@@ -49,7 +49,7 @@ FIGURES = {
     "03_jump_detection": 4,
     "04_weierstrass": 3,
     "05_corner": 0,
-    "06_gibbs_paciorek": 0,
+    "06_gibbs_paciorek": 5,
     "07_posterior_predictive": 0,
 }
 
