@@ -44,6 +44,11 @@ autodoc_member_order = "bysource"
 # The class pages list their methods through autodoc's :members:; numpydoc's own member tables
 # would document each method a second time (duplicate object descriptions).
 numpydoc_show_class_members = False
+# Types in the docstrings are plain text (``array-like, shape (n, d)``, ``pm.Model``): linking
+# them would need intersphinx inventories of numpy, PyMC and pytensor, fetched from the web at
+# every build; the build stays offline, so types are not cross-referenced. ``nitpicky`` is off:
+# docstrings refer to re-exported names (``pymc_vsk.build_model``) and to PyMC's classes, which
+# it would report; links between the pages of this site are checked by the -W build.
 numpydoc_xref_param_type = False
 
 # -- HTML ----------------------------------------------------------------------------------

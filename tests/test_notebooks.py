@@ -50,7 +50,7 @@ FIGURES = {
     "04_weierstrass": 3,
     "05_corner": 0,
     "06_gibbs_paciorek": 5,
-    "07_posterior_predictive": 0,
+    "07_posterior_predictive": 8,
 }
 
 #: Draws in CI: enough for r̂, ESS and the plots to be computed, few enough to be quick.
