@@ -148,7 +148,7 @@ def test_execute_replaces_the_machine_paths_of_warnings():
     assert sys.prefix not in scrubbed and str(execute.ROOT) not in scrubbed
     assert str(Path.home()) + "/" not in scrubbed
     assert "UserWarning: w" in scrubbed and "pymc_vsk/models.py:2" in scrubbed
-    assert MACHINE_PATH.search(scrubbed) is None and MACHINE_PATH.search(warning)
+    assert MACHINE_PATH.search(scrubbed) is None
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
