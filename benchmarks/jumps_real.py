@@ -96,11 +96,16 @@ def piecewise_smooth(
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """One series of n points with k jumps on a smooth part; returns x, y and the jumps."""
     gap = max(8, n // 15)
+    k = min(k, (n - 10) // gap)
     cps: list[int] = []
-    while len(cps) < k:
-        c = int(rng.integers(5, n - 5))
-        if all(abs(c - d) >= gap for d in cps):
-            cps.append(c)
+    while len(cps) < k:  # random places at least `gap` apart; start again when boxed in
+        cps = []
+        for _ in range(100 * k):
+            c = int(rng.integers(5, n - 5))
+            if all(abs(c - d) >= gap for d in cps):
+                cps.append(c)
+                if len(cps) == k:
+                    break
     cps.sort()
     level = np.zeros(n)
     for c in cps:

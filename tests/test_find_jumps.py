@@ -273,3 +273,25 @@ def test_command_rejects_options_that_do_not_apply(tmp_path, capsys, extra, mess
     status = main(["detect-jumps", str(path), "--x", "index", "--y", "value", *extra])
     err = capsys.readouterr().err
     assert status == 2 and message in err
+
+
+def test_repeated_values_and_tied_inputs_are_handled():
+    """Counts with runs of equal values (the median first difference is 0) and tied x."""
+    rng = np.random.default_rng(seed(17))
+    y = np.r_[rng.poisson(0.3, 40), rng.poisson(4.0, 40)].astype(float)
+    x = np.repeat(np.arange(40.0), 2)  # two observations per x
+    post = find_jumps(x, y, draws=200, chains=2)
+    assert post.model.noise_var > 0.01
+    assert post.n_jumps == 1
+    assert 18.5 <= post.jumps[0].location <= 20.5
+
+
+def test_prior_counts_are_the_closed_form_without_ties_and_skip_cuts_inside_ties():
+    x = np.arange(30.0)
+    model = SegmentModel(x, np.sin(x), max_jumps=4)
+    closed = [log_configurations(30, k, 3) for k in range(5)]
+    np.testing.assert_allclose(-model.log_prior_counts() - np.log(5), closed, rtol=1e-12)
+    tied = SegmentModel(np.repeat(np.arange(10.0), 3), np.sin(np.arange(30.0)), max_jumps=2)
+    # cuts only between the 10 distinct x values, every run ≥ 3 observations: 9 and C(9, 2)
+    counts = np.exp(-tied.log_prior_counts() - np.log(3))
+    np.testing.assert_allclose(counts, [1, 9, 36])

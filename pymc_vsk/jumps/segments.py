@@ -383,8 +383,8 @@ class SegmentModel:
     Notes
     -----
     x is scaled to [0, 1] and y to zero mean and unit sd before anything is computed, and
-    the noise scale is estimated from the median squared first difference, so the answer
-    is the same in any units.
+    the noise scale is estimated from the median squared first difference (at least a tenth
+    of their mean square), so the answer is the same in any units.
     """
 
     def __init__(
@@ -414,8 +414,10 @@ class SegmentModel:
         sd = y.std()
         self.y_center, self.y_scale = float(y.mean()), float(sd if sd > 0 else 1.0)
         self.y = (y - self.y_center) / self.y_scale
-        # noise variance from first differences, robust to jumps (median of chi²₁ is 0.4549)
-        v0 = float(np.median(np.diff(self.y) ** 2) / (2 * 0.4549))
+        # noise variance from first differences, robust to jumps (median of chi²₁ is 0.4549);
+        # at least a tenth of their mean square, for series with many repeated values
+        d2 = np.diff(self.y) ** 2
+        v0 = max(float(np.median(d2)) / (2 * 0.4549), 0.1 * float(np.mean(d2)) / 2)
         self.noise_var = max(v0, 1e-6)
         self.a0 = float(a0)
         self.b0 = self.a0 * self.noise_var
@@ -430,8 +432,12 @@ class SegmentModel:
         self.grid = grid
 
     def evidence(self, lengthscale: float, ratio: float) -> np.ndarray:
-        """Segment log evidence ``P`` at one grid point (:func:`segment_evidence`)."""
-        return segment_evidence(
+        """Segment log evidence ``P`` at one grid point (:func:`segment_evidence`).
+
+        A segment starts only where x increases: a jump lies between two distinct inputs,
+        never between repeated observations at one x.
+        """
+        P = segment_evidence(
             self.x,
             self.y,
             lengthscale=lengthscale,
@@ -441,12 +447,23 @@ class SegmentModel:
             b0=self.b0,
             min_size=self.min_size,
         )
+        P[1:][np.diff(self.x) == 0] = -np.inf
+        return P
 
     def log_prior_counts(self) -> np.ndarray:
-        """log P(K = k) + log P(partition | K = k) for k = 0..max_jumps (uniform K)."""
-        ks = np.arange(self.max_jumps + 1)
-        logc = np.array([log_configurations(self.n, k, self.min_size) for k in ks])
-        return -np.log(len(ks)) - logc
+        """log P(K = k) + log P(partition | K = k) for k = 0..max_jumps (uniform K).
+
+        The partitions of each K are counted by the same forward recursion as the evidence
+        (every allowed segment weighing 1), so ties in x and ``min_size`` are accounted for;
+        without ties the count is :func:`log_configurations`.
+        """
+        n = self.n
+        ones = np.full((n, n + 1), -np.inf)
+        sizes = np.arange(n + 1)[None, :] - np.arange(n)[:, None]
+        ones[sizes >= self.min_size] = 0.0
+        ones[1:][np.diff(self.x) == 0] = -np.inf
+        logc = partition_evidence(ones, self.max_jumps, self.min_size)[:, n]
+        return -np.log(self.max_jumps + 1) - logc
 
     def count_evidence(
         self, progress: Callable[[str], None] | None = None
