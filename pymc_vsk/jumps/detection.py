@@ -23,6 +23,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.special import logsumexp
 
 from pymc_vsk.diagnostics import Diagnostics, diagnose
+from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.segments import SegmentModel, matern52_kernel, sample_partitions
 
 __all__ = ["Jump", "JumpPosterior", "find_jumps"]
@@ -170,6 +171,8 @@ def find_jumps(
     draws: int = 1000,
     chains: int = 4,
     seed: int = 0,
+    decision: str = "mode",
+    margin: int = 5,
     progress: Callable[[str], None] | None = None,
     **options: float,
 ) -> JumpPosterior:
@@ -189,6 +192,14 @@ def find_jumps(
         Independent draws, arranged as chains for the diagnostics.
     seed : int, default 0
         Seed of the draws (the probabilities are exact and do not depend on it).
+    decision : {"mode", "f1"}, default "mode"
+        How the number of jumps is decided when ``n_jumps`` is not given: ``"mode"`` takes the
+        most probable count; ``"f1"`` the answer (for each count, the median places of its
+        jumps) with the largest posterior expected F1 score, the Bayes decision for that
+        score.
+    margin : int, default 5
+        Largest distance, in observations, at which a reported jump counts as the true one
+        in the expected F1 score.
     progress : callable, optional
         Called with a line of text at each stage (e.g. ``print``).
     **options
@@ -233,34 +244,31 @@ def find_jumps(
     )
     logp, Es = model.count_evidence(progress=say)
     p_k = np.exp(logsumexp(logp, axis=0) - logsumexp(logp))
-    k_hat = int(np.argmax(p_k)) if n_jumps is None else int(n_jumps)
     if n_jumps is not None:
         p_k = np.zeros_like(p_k)
-        p_k[k_hat] = 1.0
-        logp = np.where(np.arange(logp.shape[1]) == k_hat, logp, -np.inf)
+        p_k[n_jumps] = 1.0
+        logp = np.where(np.arange(logp.shape[1]) == n_jumps, logp, -np.inf)
     rng = np.random.default_rng(seed)
     total = draws * chains
-    # unconditional draws: (grid point, count) jointly, then a partition
+    say(f"{total} exact draws ({chains} chains × {draws})")
+    # unconditional draws: (shape, count) jointly, then a partition
     flat = np.exp(logp.ravel() - logsumexp(logp))
-    pick = rng.choice(flat.size, size=total, p=flat / flat.sum())
-    g_all, k_all = np.unravel_index(pick, logp.shape)
+    g_all, k_all = np.unravel_index(
+        rng.choice(flat.size, size=total, p=flat / flat.sum()), logp.shape
+    )
+    cuts_all = _draw(model, Es, g_all, k_all, rng)
+    if n_jumps is not None:
+        k_hat = int(n_jumps)
+    elif decision == "mode":
+        k_hat = int(np.argmax(p_k))
+    elif decision == "f1":
+        k_hat = _best_f1_count(cuts_all, k_all, p_k, margin)
+    else:
+        raise ValueError(f"decision must be 'f1' or 'mode'; got {decision!r}.")
     # draws given the decided count
     cond = np.exp(logp[:, k_hat] - logsumexp(logp[:, k_hat]))
     g_cond = rng.choice(len(cond), size=total, p=cond / cond.sum())
-    say(f"{total} exact draws ({chains} chains × {draws})")
-    width = int(k_all.max()) if total else 0
-    cuts_all = np.full((total, width), -1, dtype=int)
-    cuts_cond = np.full((total, k_hat), -1, dtype=int)
-    for g in np.union1d(g_all, g_cond):
-        P = model.evidence(*model.grid[g][:2])
-        idx = np.flatnonzero(g_all == g)
-        if idx.size:
-            drawn = sample_partitions(P, Es[g], k_all[idx], min_size, rng)
-            cuts_all[idx, : drawn.shape[1]] = drawn
-        idx = np.flatnonzero(g_cond == g)
-        if idx.size:
-            counts = np.full(idx.size, k_hat)
-            cuts_cond[idx] = sample_partitions(P, Es[g], counts, min_size, rng)
+    cuts_cond = _draw(model, Es, g_cond, np.full(total, k_hat), rng)
     mids = 0.5 * (x[:-1] + x[1:])  # cut c (first node of a segment) -> gap c - 1
     locs = mids[cuts_cond - 1] if k_hat else np.empty((total, 0))
     all_locs = np.where(cuts_all > 0, mids[np.maximum(cuts_all, 1) - 1], np.nan)
@@ -277,6 +285,50 @@ def find_jumps(
         posterior["location"] = locs.reshape(chains, draws, k_hat)
     idata = az.from_dict({"posterior": posterior}, dims={"location": ["jump"]})
     return JumpPosterior(x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp)
+
+
+def _draw(
+    model: SegmentModel,
+    Es: list[np.ndarray],
+    shapes: np.ndarray,
+    counts: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Exact partitions for draws of (shape, count); -1 pads draws with fewer jumps."""
+    width = int(counts.max()) if counts.size else 0
+    cuts = np.full((counts.size, width), -1, dtype=int)
+    for g in np.unique(shapes):
+        idx = np.flatnonzero(shapes == g)
+        P = model.evidence(*model.grid[g][:2])
+        drawn = sample_partitions(P, Es[g], counts[idx], model.min_size, rng)
+        cuts[idx, : drawn.shape[1]] = drawn
+    return cuts
+
+
+def _best_f1_count(
+    cuts: np.ndarray, counts: np.ndarray, p_k: np.ndarray, margin: int, n_eval: int = 1000
+) -> int:
+    """The count whose median jump places have the largest posterior expected F1.
+
+    For each count k with P(K = k | y) ≥ 0.01, the candidate answer is the per-jump median of
+    the draws with k jumps; its F1 (:func:`~pymc_vsk.jumps.scores.f1_score`, in observation
+    indices, with ``margin``) is averaged over up to ``n_eval`` posterior draws taken as the
+    truth.
+    """
+    truths = [set(c[c > 0].tolist()) for c in cuts[:n_eval]]
+    best, best_k = -1.0, 0
+    for k in np.flatnonzero(p_k >= 0.01):
+        if k == 0:
+            answer: list[int] = []
+        else:
+            same = cuts[counts == k][:, :k]
+            if not len(same):
+                continue
+            answer = [int(v) for v in np.median(same, axis=0).round()]
+        expected = float(np.mean([f1_score([t], answer, margin) for t in truths]))
+        if expected > best:
+            best, best_k = expected, int(k)
+    return best_k
 
 
 def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:

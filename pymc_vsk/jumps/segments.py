@@ -370,8 +370,8 @@ class SegmentModel:
         Largest number of jumps considered (default ``min(20, max(2, n // 10))``, at most what
         ``min_size`` allows).
     n_lengthscales : int, default 8
-        Grid points of ℓ, geometrically spaced from twice the median node spacing to twice
-        the x-range.
+        Grid points of ℓ, geometrically spaced from ``min_lengthscale`` median node spacings
+        to twice the x-range.
     ratios : sequence of float, default (0, 0.1, 0.3, 1, 3, 10)
         Grid of r = σ_f/σ_n (0: a constant level plus noise in each segment).
     level_sd : float, default 2.0
@@ -379,6 +379,10 @@ class SegmentModel:
     a0 : float, default 1.0
         Shape of the inverse-gamma prior of σ²; its scale puts the prior's mode near the
         noise variance estimated from first differences.
+    min_lengthscale : float, optional
+        Shortest ℓ of the grid, in median node spacings (default ``2 * min_size``): a smooth
+        part that bends within a segment's minimum length cannot be told from a jump, so
+        change that fast is left to the jumps.
 
     Notes
     -----
@@ -398,7 +402,7 @@ class SegmentModel:
         ratios: tuple[float, ...] = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0),
         level_sd: float = 2.0,
         a0: float = 1.0,
-        min_lengthscale: float = 2.0,
+        min_lengthscale: float | None = None,
     ) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
@@ -424,6 +428,8 @@ class SegmentModel:
         self.level_var = level_sd**2 / self.noise_var
         spacing = np.diff(self.x)
         h = float(np.median(spacing[spacing > 0])) if np.any(spacing > 0) else 1.0 / n
+        if min_lengthscale is None:
+            min_lengthscale = 2.0 * self.min_size
         ells = np.geomspace(min_lengthscale * h, 2.0, n_lengthscales)
         grid = [(1.0, 0.0, np.log(1.0 / len(ratios)))]  # ℓ is irrelevant when r = 0
         for r in ratios:
