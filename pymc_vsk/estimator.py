@@ -207,6 +207,7 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=3, order="C"
         )
+        y = np.ascontiguousarray(y, dtype=np.float64)  # validate_data converts X only
         shared = _shared_model(self._key(X.shape[1]), self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         with shared.using(X, y):
