@@ -171,10 +171,11 @@ def test_stationary_map_fit_equals_sklearn_gpr():
     The one difference is the constant mean: ours is estimated with the other parameters,
     normalize_y fixes it at the sample mean. Given our fitted mean, a zero-mean GPR on
     y − m̂ (with our jitter 1e-6·sd(y)² as ``alpha``) is the same model, fitted from its own
-    starts: over 4 data sets its parameters agreed to 7e-7 and its predictions to 5e-8·sd(y);
-    the test asks for 1e-4 and 1e-5·sd(y) (sklearn's L-BFGS stops at a gradient of 1e-5).
-    The user's GPR, normalize_y=True, differed by at most 0.0094·sd(y) (the mean's
-    treatment); the test allows 0.05·sd(y).
+    starts. Over 8 seed offsets its parameters agreed to 6.7e-7, its mean to 8.7e-8·sd(y)
+    and its std to 6.8e-7; the test asks for 1e-4, 1e-5·sd(y) and 1e-4 (sklearn's L-BFGS
+    stops at a gradient of 1e-5, so its optimum is not exact). The user's GPR with
+    normalize_y=True differed by at most 0.016·sd(y) (the mean's treatment alone); that
+    comparison is loose, 0.1·sd(y).
     """
     X, y = smooth_data(40, seed(7))
     grid = np.linspace(0, 1, 50)[:, None]
@@ -193,7 +194,7 @@ def test_stationary_map_fit_equals_sklearn_gpr():
     np.testing.assert_allclose(std, their_std_f, rtol=1e-4)
 
     usual = _sklearn_gpr(X, y, alpha=1e-6, normalize_y=True)
-    np.testing.assert_allclose(mean, usual.predict(grid), rtol=0, atol=0.05 * sd_y)
+    np.testing.assert_allclose(mean, usual.predict(grid), rtol=0, atol=0.1 * sd_y)
 
 
 # -- NUTS, draws, errors, pickling --------------------------------------------------------------
