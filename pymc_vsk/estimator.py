@@ -149,14 +149,20 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
     >>> import numpy as np
     >>> from pymc_vsk import VSKRegressor, targets
     >>> from pymc_vsk.scaling import Jump
+
+    A step at x = 0.5 on a smooth trend: ψ = Jump(0.5) lets the GP jump there.
+
     >>> X = targets.halton_nodes(30)
-    >>> y = targets.jump(X) + 0.1 * np.random.default_rng(0).normal(size=30)
-    >>> reg = VSKRegressor(psi=Jump(0.5), n_starts=2, random_state=0).fit(X, y)
-    >>> mean, std = reg.predict(np.array([[0.25], [0.75]]), return_std=True)
-    >>> mean.shape, std.shape
-    ((2,), (2,))
-    >>> bool(reg.score(X, y) > 0.9)
+    >>> y = np.sin(3 * X[:, 0]) + (X[:, 0] >= 0.5) + 0.1 * np.random.default_rng(0).normal(size=30)
+    >>> vsk = VSKRegressor(psi=Jump(0.5), n_starts=3, random_state=0).fit(X, y)
+    >>> stationary = VSKRegressor(n_starts=3, random_state=0).fit(X, y)
+    >>> Xt = np.linspace(0, 1, 101)[:, None]
+    >>> yt = np.sin(3 * Xt[:, 0]) + (Xt[:, 0] >= 0.5)
+    >>> bool(vsk.score(Xt, yt) > stationary.score(Xt, yt))
     True
+    >>> mean, std = vsk.predict(Xt, return_std=True)
+    >>> mean.shape, std.shape
+    ((101,), (101,))
     """
 
     def __init__(
