@@ -8,9 +8,7 @@ pytensor's ``FunctionMaker``, as in ``tests/test_compile_once.py``.
 from __future__ import annotations
 
 import pickle
-import tomllib
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,8 +26,6 @@ from pymc_vsk.fitting import MultimodalWarning
 from pymc_vsk.scaling import Jump
 from tests import test_compile_once
 from tests.conftest import seed
-
-ROOT = Path(__file__).resolve().parents[1]
 
 #: Counts pytensor compilations (the fixture of tests/test_compile_once.py).
 compilations = test_compile_once.compilations
@@ -258,13 +254,3 @@ def test_pickled_estimator_predicts_the_same():
     grid = np.linspace(0, 1, 6)[:, None]
     copy = pickle.loads(pickle.dumps(reg))
     np.testing.assert_allclose(copy.predict(grid), reg.predict(grid), rtol=1e-12)
-
-
-# -- the licence -------------------------------------------------------------------------------
-def test_mit_license_exists_and_ships_with_the_package():
-    text = (ROOT / "LICENSE").read_text()
-    assert text.startswith("MIT License")
-    assert "Copyright (c) 2026 pymc-vsk developers" in text
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["license"] == "MIT"
-    assert "LICENSE" in project["license-files"]
