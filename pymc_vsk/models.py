@@ -241,7 +241,7 @@ def build_model(
     Notes
     -----
     With ``standardize=True`` (the default) the model gives the same answer in any units:
-    under x → a·x + b and y → c·y + d the fitted ℓ scales by |a|, σ_f and σ_n by |c|, the
+    under x → a·x + b and y → c·y + d the fitted ℓ scales by ``|a|``, σ_f and σ_n by ``|c|``, the
     mean maps as m → c·m + d and predictions map back exactly. The free variables stay in
     the user's units, with priors scaled to the data (:func:`pymc_vsk.priors.default_priors`);
     what is standardised is internal:

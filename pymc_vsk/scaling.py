@@ -501,7 +501,7 @@ class Corner(ScalingFunction):
     it, without giving one; this is our choice, for three reasons.
 
     * **Smooth:** for ε > 0, ψ is C^∞; as ε → 0 it tends to :math:`A e^{-|x - x_0|/\delta}`.
-    * **Mimics the corner:** near ``x0``, ψ ≈ A(1 − |x − x0|/δ), so
+    * **Mimics the corner:** near ``x0``, ``ψ ≈ A(1 − |x − x0|/δ)``, so
       :math:`|x - x_0| \approx \delta (1 - \psi/A)`. A target of the form
       :math:`f(x) = G(x - x_0, |x - x_0|)` with ``G`` smooth (the corner target of Section 4.3
       is exactly of this form) is then a smooth function of the lifted point (x, ψ(x)), which a
