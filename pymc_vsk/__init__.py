@@ -6,6 +6,7 @@ Implements "Kriging via Variably Scaled Kernels" (Audone, Marchetti, Perracchion
 from pymc_vsk import scaling, targets
 from pymc_vsk.covariance import VSK, LinearVSK
 from pymc_vsk.diagnostics import diagnose
+from pymc_vsk.estimator import VSKRegressor
 from pymc_vsk.fitting import MultimodalWarning, fit_map
 from pymc_vsk.models import build_model, set_data
 from pymc_vsk.prediction import Predictor, power_function, predict
@@ -15,6 +16,7 @@ __all__ = [
     "LinearVSK",
     "MultimodalWarning",
     "Predictor",
+    "VSKRegressor",
     "build_model",
     "diagnose",
     "fit_map",
