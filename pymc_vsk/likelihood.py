@@ -384,17 +384,19 @@ class Marginal(pm.gp.Marginal):
         """Mean and covariance K + σ_n² I + jitter·I, with white noise added on the diagonal.
 
         PyMC builds σ_n² I as an n × n matrix (its gradient in σ_n is then a sum over n²
-        entries, and some backends compile the diagonal as a function of its own); here the
-        diagonal alone is replaced, with the same sums in the same order ((Kᵢᵢ + σ_n²) +
-        jitter), so the covariance is equal bit for bit. Other noise covariances are PyMC's.
+        entries, and the C and Python backends compile that diagonal as a function of its
+        own); here σ_n² + jitter is added to the diagonal alone: the same covariance up to
+        the rounding of one sum (Kᵢᵢ + (σ_n² + jitter) instead of (Kᵢᵢ + σ_n²) + jitter).
+        Other noise covariances are PyMC's.
         """
         if type(noise_func) is not pm.gp.cov.WhiteNoise:
             return super()._build_marginal_likelihood(X, noise_func, jitter)
         mu = self.mean_func(X)
         Kxx = pt.as_tensor_variable(self.cov_func(X))
         diag = pt.arange(Kxx.shape[0])
-        noisy = (Kxx[diag, diag] + pt.square(noise_func.sigma)) + jitter
-        return mu, pt.set_subtensor(Kxx[diag, diag], noisy)
+        # inc_subtensor, not set_subtensor(K[d, d], K[d, d] + ...): pytensor's rewrites drop
+        # the second term of the latter's sum.
+        return mu, pt.inc_subtensor(Kxx[diag, diag], pt.square(noise_func.sigma) + jitter)
 
     def _fitted_jitter(self, jitter: float | pt.TensorLike | None) -> float | pt.TensorLike:
         return getattr(self, "jitter", 1e-6) if jitter is None else jitter

@@ -101,20 +101,42 @@ def test_cholesky_inverse_is_the_inverse_and_nan_where_potri_fails(mode):
     assert np.all(np.isnan(fn(np.zeros((3, 3)))))
 
 
+@pytest.mark.parametrize("mode", ["FAST_COMPILE", "NUMBA"])
+@pytest.mark.parametrize("jitter", ["number", "tensor"])
 @pytest.mark.parametrize("noise", ["tensor", "fixed"])
-def test_white_noise_on_the_diagonal_gives_pymcs_covariance_bit_for_bit(noise):
-    X, _ = jump_data(15)
+def test_white_noise_on_the_diagonal_gives_pymcs_covariance(noise, jitter, mode):
+    """Equal to the last bit or one rounding of the diagonal (4e-16 relative)."""
+    X, y = jump_data(15)
     covs = []
     for cls in (Marginal, pm.gp.Marginal):
         with pm.Model():
             ls = pm.Data("ls", 0.2)
             sigma = pm.Data("sigma", 0.3) if noise == "tensor" else 0.3
+            nugget = 1e-6 if jitter == "number" else 1e-6 * pt.square(pt.std(pm.Data("y", y)))
             gp = cls(cov_func=1.7 * pm.gp.cov.Matern52(1, ls=ls))
             _, cov = gp._build_marginal_likelihood(
-                X=pt.as_tensor(X), noise_func=pm.gp.cov.WhiteNoise(sigma), jitter=1e-6
+                X=pt.as_tensor(X), noise_func=pm.gp.cov.WhiteNoise(sigma), jitter=nugget
             )
-            covs.append(pytensor.function([], cov, mode="FAST_COMPILE")())
-    np.testing.assert_array_equal(covs[0], covs[1])
+            covs.append(pytensor.function([], cov, mode=mode)())
+    off = ~np.eye(len(X), dtype=bool)
+    np.testing.assert_array_equal(covs[0][off], covs[1][off])
+    np.testing.assert_allclose(np.diag(covs[0]), np.diag(covs[1]), rtol=4e-16, atol=0)
+    assert np.diag(covs[1])[0] > 1.7 + 0.09  # the nugget is there
+
+
+def test_build_model_covariance_is_pymcs_at_a_point():
+    """The model's covariance against PyMC's Marginal on the same kernel, noise and nugget."""
+    X, y = jump_data(30)
+    model, gp = build_model(X, y, priors="flat", ls=0.2, sigma_f=1.5, sigma_n=0.3, mean=0.0)
+    ours = model["y"].owner.inputs[-1].eval(mode="FAST_COMPILE")
+    with pm.Model():
+        pymc_gp = pm.gp.Marginal(cov_func=gp.cov_func)
+        _, cov = pymc_gp._build_marginal_likelihood(
+            X=model["X"], noise_func=pm.gp.cov.WhiteNoise(0.3), jitter=gp.jitter
+        )
+    reference = cov.eval(mode="FAST_COMPILE")
+    np.testing.assert_allclose(ours, reference, rtol=4e-16, atol=0)
+    assert np.diag(ours)[0] - (1.5**2 + 0.3**2) > 0.5e-6 * np.var(y)
 
 
 def test_build_model_compiles_nothing_with_numba(monkeypatch):
