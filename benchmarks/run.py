@@ -9,7 +9,8 @@ What is measured (data: the jump target of Section 4.1 on the first N Halton nod
 
 1. **logp + gradient**, N = 81, 400, 800: the VSK against the stationary kernel, both in
    PyMC's own ``pm.gp.Marginal`` (what a user writing the model by hand gets) and both in
-   :func:`pymc_vsk.build_model` (whose likelihood has a cheaper gradient). Goal ≤ 1.1.
+   :func:`pymc_vsk.build_model` (whose likelihood has a cheaper gradient). Goal ≤ 1.1. And
+   the objective on pytensor's Python path against Numba (what ``fit_map`` chooses between).
 2. **the numpy/scipy floor** at N = 800: the linear algebra a log density and its gradient
    cannot avoid (Cholesky factor, ``cho_solve`` for α = K⁻¹r, and the inverse K⁻¹ the gradient
    needs), (A) with LAPACK's ``potri`` (the cheapest inverse from the factor) and (B) with
@@ -431,6 +432,52 @@ def bench_logp(report: Report, nodes: Sequence[int], repeats: int) -> None:
         )
 
 
+def bench_modes(report: Report, nodes: Sequence[int], repeats: int) -> None:
+    """Figure 1b: the objective on pytensor's Python path against Numba, per evaluation.
+
+    ``fit_map`` starts on the Python path and moves to Numba once the evaluations would have
+    saved :data:`pymc_vsk.fitting.SWITCH_SECONDS`, estimating the saving per evaluation by
+    :func:`pymc_vsk.fitting.numba_saving`; this measures that saving.
+
+    Parameters
+    ----------
+    report : Report
+    nodes : sequence of int
+        Node counts N.
+    repeats : int
+        Interleaved rounds.
+    """
+    from pymc_vsk import build_model
+    from pymc_vsk.fitting import CHEAP_MODE, FAST_MODE, compiled_objective, numba_saving
+    from pymc_vsk.scaling import Jump
+
+    section = "modes"
+    report.raw[section] = {}
+    print(f"\n[1b] objective: Python path against Numba ({repeats} interleaved rounds)")
+    for n in nodes:
+        X, y = jump_data(n)
+        model = build_model(X, y, psi=Jump(0.5), priors="flat")[0]
+        fns = {}
+        for mode in (CHEAP_MODE, FAST_MODE):
+            obj = compiled_objective(model, mode)
+            theta = _theta(obj, model, POINT)
+            fns[mode] = lambda obj=obj, theta=theta: obj(theta)
+        samples = interleaved(fns, repeats)
+        med = samples.median_ms()
+        saving = (med[CHEAP_MODE] - med[FAST_MODE]) / 1e3
+        report.raw[section][n] = {**samples.raw(), "median_cpu_ms": med}
+        report.add(
+            Figure(
+                section,
+                f"objective, Python path / Numba, N = {n}",
+                samples.ratio(CHEAP_MODE, FAST_MODE),
+                "(info)",
+                detail=f"{med[CHEAP_MODE]:.3g} vs {med[FAST_MODE]:.3g} ms; saving "
+                f"{1e3 * saving:.3g} ms per evaluation, estimated {1e3 * numba_saving(n):.3g} ms",
+            )
+        )
+
+
 # -- 2. the numpy/scipy floor -----------------------------------------------------------------
 def _numpy_problem(n: int) -> dict[str, Any]:
     """K, r and the pieces of a hand-written logp + gradient at :data:`POINT`."""
@@ -639,6 +686,7 @@ def bench_map_warm(report: Report, nodes: Sequence[int], repeats: int) -> None:
     import warnings
 
     from pymc_vsk import build_model, fit_map
+    from pymc_vsk.fitting import FAST_MODE
     from pymc_vsk.scaling import Jump
 
     try:
@@ -653,7 +701,8 @@ def bench_map_warm(report: Report, nodes: Sequence[int], repeats: int) -> None:
         X, y = jump_data(n)
         y = y - y.mean()
         model, _ = build_model(X, y, psi=Jump(0.5), priors="flat", mean="zero")
-        fit = fit_map(model, n_starts=8, seed=0, warn=False)
+        # compiled: the objective as a sweep runs it
+        fit = fit_map(model, n_starts=8, seed=0, warn=False, mode=FAST_MODE)
         starts = fit.starts
         Z = np.c_[X, Jump(0.5)(X)]
         with warnings.catch_warnings():
@@ -662,7 +711,7 @@ def bench_map_warm(report: Report, nodes: Sequence[int], repeats: int) -> None:
             samples = interleaved(
                 {
                     "fit_map": lambda model=model, starts=starts: fit_map(
-                        model, starts=starts, warn=False
+                        model, starts=starts, warn=False, mode=FAST_MODE
                     ),
                     "sklearn": lambda Z=Z, y=y, starts=starts: sklearn_fit(Z, y, starts),
                 },
@@ -1052,6 +1101,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true", help="smoke run at small sizes")
     parser.add_argument("--out", type=Path, default=Path("out/benchmarks"), help="output directory")
     parser.add_argument(
+        "--no-jax", action="store_true", help="leave out numpyro and blackjax in the NUTS figures"
+    )
+    parser.add_argument(
         "--only",
         nargs="+",
         choices=["logp", "floor", "map", "cold", "nuts", "figure4"],
@@ -1087,6 +1139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with blas_threads(1):
         if "logp" in sections:
             bench_logp(report, LOGP_NODES, repeats=7 if quick else 21)
+            bench_modes(report, (81, FLOOR_NODES), repeats=7 if quick else 21)
         if "floor" in sections:
             bench_floor(report, FLOOR_NODES, repeats=7 if quick else 21)
         if "map" in sections:
@@ -1097,7 +1150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if quick:
             bench_nuts(report, draws=300, tune=300, chains=2, jax=False)
         else:
-            bench_nuts(report, draws=1000, tune=1000, chains=4, jax=True)
+            bench_nuts(report, draws=1000, tune=1000, chains=4, jax=not args.no_jax)
     if "figure4" in sections:
         with blas_threads(1):
             bench_figure4(report, 90 if quick else 790)
