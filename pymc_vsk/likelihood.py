@@ -70,7 +70,12 @@ class CholeskyInverse(OpFromGraph):
     """
 
     def make_thunk(
-        self, node: Apply, storage_map: dict, compute_map: dict, no_recycling: list, impl=None
+        self,
+        node: Apply,
+        storage_map: dict,
+        compute_map: dict,
+        no_recycling: list,
+        impl: str | None = None,
     ) -> Callable:
         """A Python thunk running :meth:`perform`; the inner graph is not compiled."""
         return Op.make_thunk(self, node, storage_map, compute_map, no_recycling, impl="py")
