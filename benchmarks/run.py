@@ -631,6 +631,87 @@ def bench_floor(report: Report, n: int, repeats: int) -> None:
             )
 
 
+#: The floor comparison in a child process: the objective against potrf + potrs + potri.
+_CHILD_FLOOR = """
+import json, sys, time
+import numpy as np
+from scipy.linalg import lapack
+sys.path.insert(0, {root!r})
+from benchmarks.run import POINT, _numpy_problem, _theta, interleaved, jump_data
+from pymc_vsk import build_model
+from pymc_vsk.blas import blas_threads
+from pymc_vsk.fitting import FAST_MODE, compiled_objective
+from pymc_vsk.scaling import Jump
+n = {n}
+K = _numpy_problem(n)["K"]
+r = jump_data(n)[1] - POINT["mean"]
+X, y = jump_data(n)
+model = build_model(X, y, psi=Jump(0.5), priors="flat", standardize=False)[0]
+obj = compiled_objective(model, FAST_MODE)
+theta = _theta(obj, model, POINT)
+
+def floor():
+    c, _ = lapack.dpotrf(K, lower=1)
+    lapack.dpotrs(c, r, lower=1)
+    lapack.dpotri(c, lower=1)
+
+with blas_threads(1):
+    t = interleaved({{"ours": lambda: obj(theta), "floor": floor}}, {repeats})
+print(json.dumps({{"ratio": t.ratio("ours", "floor"), "ms": t.median_ms()}}))
+"""
+
+#: glibc's allocator told to keep freed memory instead of returning it to the system (and
+#: page-faulting it in again on the next n × n temporary).
+KEEP_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": "4294967296", "MALLOC_TRIM_THRESHOLD_": "8589934592"}
+
+
+def bench_floor_allocator(report: Report, n: int, repeats: int) -> None:
+    """Figure 2b: the floor ratio in fresh processes, default allocator and one keeping memory.
+
+    At N = 800 every n × n temporary is 5 MB; glibc returns such blocks to the system when
+    they are freed, so each evaluation page-faults its temporaries in again (measured: about
+    7 500 minor faults per evaluation). With ``MALLOC_MMAP_THRESHOLD_`` and
+    ``MALLOC_TRIM_THRESHOLD_`` set the memory is kept and reused.
+
+    Parameters
+    ----------
+    report : Report
+    n : int
+        Number of nodes.
+    repeats : int
+        Interleaved rounds in each process.
+    """
+    section = "floor"
+    code = _CHILD_FLOOR.format(root=str(Path(__file__).resolve().parents[1]), n=n, repeats=repeats)
+    results = {}
+    for label, env in (
+        ("default allocator", {}),
+        ("allocator keeping freed memory", KEEP_FREED_MEMORY),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, **env},
+        )
+        if out.returncode != 0:
+            raise RuntimeError(f"floor child failed:\n{out.stderr[-2000:]}")
+        results[label] = json.loads(out.stdout.strip().splitlines()[-1])
+        res = results[label]
+        report.add(
+            Figure(
+                section,
+                f"build_model VSK / floor A (potri), N = {n}, fresh process, {label}",
+                res["ratio"],
+                "(info)",
+                detail=f"{res['ms']['ours']:.3g} vs {res['ms']['floor']:.3g} ms"
+                + ("; MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ set" if env else ""),
+            )
+        )
+    report.raw["floor_allocator"] = results
+
+
 # -- 3. MAP against scikit-learn --------------------------------------------------------------
 def sklearn_fit(Z: np.ndarray, y: np.ndarray, starts: Sequence[Mapping[str, float]]) -> float:
     """Best log marginal likelihood of scikit-learn's GPR over the starts (tight L-BFGS-B).
@@ -1106,7 +1187,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--only",
         nargs="+",
-        choices=["logp", "floor", "map", "cold", "nuts", "figure4"],
+        choices=["logp", "floor", "allocator", "map", "cold", "nuts", "figure4"],
         help="run only these sections",
     )
     return parser
@@ -1131,7 +1212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pymc_vsk.blas import blas_threads
 
     quick = args.quick
-    sections = set(args.only or ["logp", "floor", "map", "cold", "nuts", "figure4"])
+    sections = set(args.only or ["logp", "floor", "allocator", "map", "cold", "nuts", "figure4"])
     report = Report(machine_description())
     print(format_machine(report.machine))
     print(f"mode: {'quick (CI smoke run)' if quick else 'full'}")
@@ -1142,6 +1223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             bench_modes(report, (81, FLOOR_NODES), repeats=7 if quick else 21)
         if "floor" in sections:
             bench_floor(report, FLOOR_NODES, repeats=7 if quick else 21)
+        if "allocator" in sections:
+            bench_floor_allocator(report, FLOOR_NODES, repeats=7 if quick else 21)
         if "map" in sections:
             bench_map_warm(report, (81,) if quick else (81, 400), repeats=3 if quick else 7)
         if "cold" in sections:
