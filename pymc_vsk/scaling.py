@@ -114,9 +114,12 @@ def numeric_value(
         (folded,) = constant_fold([value], raise_not_constant=False)
         if not _is_symbolic(folded):
             return np.asarray(folded, dtype=float)
-        return np.asarray(value.eval(), dtype=float)  # depends on shared variables only
+        # depends on shared variables only
+        return np.asarray(value.eval(mode=NUMPY_MODE), dtype=float)
     try:
-        return np.asarray(value.eval(givens, on_unused_input="ignore"), dtype=float)
+        return np.asarray(
+            value.eval(givens, on_unused_input="ignore", mode=NUMPY_MODE), dtype=float
+        )
     except Exception:
         return None
 
