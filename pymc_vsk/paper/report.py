@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from pymc_vsk.paper import EXPERIMENTS, load
+from pymc_vsk.progress import Steps
 
 __all__ = ["add_arguments", "arguments", "main", "run_all"]
 
@@ -70,7 +71,9 @@ def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
         "`pymc-vsk reproduce <name>` with its default (paper-size) settings.",
     ]
     status = 0
+    steps = Steps(len(names), f"running {len(names)} experiments with the paper's sizes")
     for name in names:
+        steps.step(f"{name}: {EXPERIMENTS[name][1]}")
         directory = out / name
         directory.mkdir(exist_ok=True)
         args = arguments(name, directory)
