@@ -4,8 +4,10 @@ The unit tests check the messages (steps, MAP starts, compilations), where they 
 rule, :func:`~pymc_vsk.progress.show`, :func:`~pymc_vsk.progress.quiet`) and the throttling
 of detail lines with a fake clock.
 
-The command tests run ``python -m pymc_vsk reproduce NAME`` with small sizes in a subprocess
-and time-stamp every line of stdout and stderr as it arrives (the child is unbuffered). No
+The command tests run ``pymc-vsk reproduce NAME`` for every experiment with small sizes, then
+again with ``--quiet``, in a child process (through the command's entry point
+:func:`pymc_vsk.cli.main`, one run after the other, so the imports are paid once), and
+time-stamp every line of its stdout and stderr as it arrives (the child is unbuffered). No
 computation is timed; the checks are about order, plus one interval in which the program
 does no real work:
 
@@ -22,6 +24,7 @@ does no real work:
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
 import re
@@ -209,26 +212,47 @@ SMALL = {
     "table2": ["--seeds", "1"],
     "table3": ["--seeds", "1"],
     "figure4": ["--seeds", "1", "--n-max", "50"],
-    "figure7": ["--n-nodes", "30", "--k-vsk", "0", "1", "--grid", "8"],
-    "figure9": ["--seeds", "1", "--n-max", "51"],
+    "figure7": ["--n-nodes", "20", "--k-vsk", "0", "--grid", "6"],
+    "figure9": ["--seeds", "1", "--n-max", "31"],
     "figure13": ["--seeds", "1"],
 }
 #: Experiments that write files take a directory.
 WRITES = {"figure4", "figure7", "figure9"}
+#: Written on both streams after each run, with its exit status.
+SEPARATOR = "=== run done, status"
+#: The child: the command's entry point (what ``pymc-vsk`` and ``python -m pymc_vsk`` call)
+#: for each argument list in turn, in one process, so the imports are paid once.
+CHILD = f"""
+import json, sys
+from pymc_vsk.cli import main
+for argv in json.loads(sys.argv[1]):
+    status = main(argv)
+    for stream in (sys.stdout, sys.stderr):
+        print("{SEPARATOR}", status, file=stream, flush=True)
+"""
+
+Lines = list[tuple[float, str]]
 
 
-def run(argv: list[str]) -> tuple[int, list[tuple[float, str]], list[tuple[float, str]]]:
-    """Run ``python -m pymc_vsk ARGV``; (status, stdout lines, stderr lines), time-stamped."""
+def run(runs: list[list[str]]) -> tuple[int, list[Lines], list[Lines], list[int]]:
+    """Run the command for each argument list in a child; its stdout and stderr per run.
+
+    Every line is time-stamped by the parent as it arrives (the child is unbuffered).
+
+    Returns
+    -------
+    exit code of the child, stdout lines per run, stderr lines per run, status per run
+    """
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8"}
     child = subprocess.Popen(
-        [sys.executable, "-m", "pymc_vsk", *argv],
+        [sys.executable, "-c", CHILD, json.dumps(runs)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
         text=True,
         encoding="utf-8",
     )
-    lines: dict[str, list[tuple[float, str]]] = {"out": [], "err": []}
+    lines: dict[str, Lines] = {"out": [], "err": []}
 
     def read(stream, key: str) -> None:
         for line in stream:
@@ -240,37 +264,76 @@ def run(argv: list[str]) -> tuple[int, list[tuple[float, str]], list[tuple[float
     ]
     for reader in readers:
         reader.start()
-    status = child.wait()
+    code = child.wait()
     for reader in readers:
         reader.join()
-    return status, lines["out"], lines["err"]
+
+    def split(stream: Lines) -> tuple[list[Lines], list[int]]:
+        parts: list[Lines] = [[]]
+        statuses = []
+        for t, line in stream:
+            if line.startswith(SEPARATOR):
+                statuses.append(int(line.split()[-1]))
+                parts.append([])
+            else:
+                parts[-1].append((t, line))
+        return parts, statuses
+
+    out, statuses = split(lines["out"])
+    err, _ = split(lines["err"])
+    return code, out, err, statuses
+
+
+def command(name: str, directory) -> list[str]:
+    argv = ["reproduce", name, *SMALL[name]]
+    return [*argv, "--out", str(directory / name)] if name in WRITES else argv
+
+
+@pytest.fixture(scope="module")
+def commands(tmp_path_factory):
+    """Every experiment with small sizes, then again with ``--quiet``, in one child process.
+
+    Returns
+    -------
+    dict
+        Experiment -> (status, stdout, stderr) of the normal and of the quiet run.
+    """
+    directory = tmp_path_factory.mktemp("reproduce")
+    runs = [command(name, directory) for name in SMALL]
+    code, out, err, statuses = run(runs + [[*argv, "--quiet"] for argv in runs])
+    trailing = "\n".join(line for _, line in err[-1])
+    assert code == 0 and len(statuses) == 2 * len(SMALL), trailing
+    n = len(SMALL)
+    return {
+        name: ((statuses[i], out[i], err[i]), (statuses[n + i], out[n + i], err[n + i]))
+        for i, name in enumerate(SMALL)
+    }
 
 
 @pytest.mark.parametrize("name", list(SMALL))
-def test_reproduce_reports_progress_on_stderr_first_and_quiet_changes_only_stderr(name, tmp_path):
-    argv = ["reproduce", name, *SMALL[name]]
-    if name in WRITES:
-        argv += ["--out", str(tmp_path)]
-    status, out, err = run(argv)
+def test_reproduce_reports_what_it_runs_within_2_s_of_its_start_then_every_step(name, commands):
+    (status, out, err), _ = commands[name]
     text = "\n".join(line for _, line in err)
     assert status in (0, 1), text  # 1: a finding of the paper does not show at this size
-    assert out, text
+    assert out and "Traceback" not in text, text
 
     # the command's start line, then what the experiment runs, at once
     assert err[0][1].startswith(f"reproduce {name}: "), text
     assert not STEP.match(err[1][1]) and not err[1][1].startswith("compil"), text
     assert err[1][0] - err[0][0] < 2.0, text
 
-    # every step, in order, and progress before results and before compilations end
+    # every step, in order; progress before results and before any compilation ends
     steps = [(t, STEP.match(line)) for t, line in err if STEP.match(line)]
     total = int(steps[0][1].group(2))
     assert [int(m.group(1)) for _, m in steps] == list(range(1, total + 1)), text
     assert steps[0][0] < out[0][0], text
     compiled = [t for t, line in err if line.startswith("compiled in ")]
     assert all(err[1][0] < t for t in compiled), text
-    assert "Traceback" not in text
 
-    quiet_status, quiet_out, quiet_err = run([*argv, "--quiet"])
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_reproduce_quiet_leaves_stderr_empty_and_stdout_unchanged(name, commands):
+    (status, out, _), (quiet_status, quiet_out, quiet_err) = commands[name]
     assert quiet_err == []
     assert quiet_status == status
     masked = [SECONDS.sub("… s", line) for _, line in out]

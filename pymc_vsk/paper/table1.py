@@ -111,17 +111,17 @@ def compute() -> Table1Result:
     -------
     Table1Result
     """
+    covs = covariances()
+    steps = Steps(
+        len(covs),
+        f"conditioning the stationary and the VSK GP on N = {N_NODES} uniform nodes with "
+        f"ℓ = {LENGTH_SCALE:g}, σ_f = {SIGMA_F:g}, σ_n = 0",
+    )
     X = targets.uniform_nodes(N_NODES)
     y = targets.jump(X)
     grid = evaluation_grid(X)
     truth = targets.jump(grid)
     metrics, means, stds, train_cov = {}, {}, {}, {}
-    covs = covariances()
-    steps = Steps(
-        len(covs),
-        f"conditioning the stationary and the VSK GP on N = {N_NODES} nodes, "
-        f"predicting at {len(grid)} points",
-    )
     for name, cov in covs.items():
         steps.step(name)
         with pm.Model():
