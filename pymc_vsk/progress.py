@@ -1,29 +1,29 @@
 """Progress messages of long computations, through the standard :mod:`logging` module.
 
-What takes long is reported as INFO records of the logger ``"pymc_vsk"``, as PyMC reports
-its own ("Auto-assigning NUTS sampler…" on the logger ``"pymc"``):
+What takes long is reported as INFO records of the logger ``"pymc_vsk"``, the way PyMC
+reports its own ("Auto-assigning NUTS sampler…", logger ``"pymc"``):
 
-* compiling: the first time the package builds a compiled function, it starts listening to
-  Numba's compilation events, and every compilation of a PyTensor graph that lasts longer
-  than :data:`COMPILE_DELAY` is announced (``compiling the model (once) …``) with its
-  duration when done (``compiled in 31.2 s``). A first run on a machine compiles the models
-  to machine code; later runs load most of it from PyTensor's cache;
-* the starts of a multi-start MAP fit (:func:`pymc_vsk.fit_map`: ``MAP start 3 of 8``), as
-  *detail* records;
-* the steps of the paper's sweeps (``[3/12] seed 1, vsk``), with :class:`Steps`.
+* compiling: from the first time the package builds a compiled function on, every Numba
+  compilation of a PyTensor graph that lasts longer than :data:`COMPILE_DELAY` seconds is
+  announced (``compiling the model (once) …``) and its duration given when it ends
+  (``compiled in 31.2 s``). A first run on a machine compiles the models to machine code;
+  later runs load most of it from PyTensor's cache and say little;
+* each start of a multi-start MAP fit (:func:`pymc_vsk.fit_map`: ``MAP start 3 of 8``), as a
+  *detail*: the stderr handler writes it only when its previous line is at least
+  :data:`DETAIL_INTERVAL` seconds old, so a fast fit prints nothing and a slow one shows
+  where it is;
+* the steps of the paper's sweeps (``[ 3/12] seed 1, vsk``), with :class:`Steps`.
 
-Where the messages go follows PyMC's rule: if the application has configured no logging
-(the root logger has no handler), the first message attaches a handler that writes to
-``sys.stderr``, so a script or notebook shows them; an application that configures logging
-(``logging.basicConfig``, pytest) receives them as ordinary records instead. Nothing is
-changed on import. The handler of this module skips a detail record when another line was
-written less than :data:`DETAIL_INTERVAL` seconds before, so fast fits print nothing per
-start and slow ones show where they are. Standard output is never written to.
-
-:func:`quiet` silences the messages (and PyMC's INFO messages) and :func:`bars` turns
-sampler progress bars off; :func:`show` writes them to stderr whatever the logging set-up;
-``pymc-vsk … --quiet`` uses the first, the command line otherwise the last. Both work as a
-call or as a context manager:
+Used as a library, pymc-vsk behaves as PyMC does: when the application has configured no
+logging (the root logger has no handler), the first message attaches a handler writing to
+``sys.stderr``, so a script or a notebook shows the messages without any set-up; an
+application that configures logging (``logging.basicConfig``, pytest) gets them as ordinary
+records instead. Nothing is changed on import, and nothing is written to stdout. Silence
+them as PyMC's, with ``logging.getLogger("pymc_vsk").setLevel(logging.WARNING)``, or with
+:func:`quiet`, which also silences PyMC's INFO messages and makes :func:`bars` (the
+``progressbar=`` to give samplers) false. :func:`show` writes the messages to stderr whatever
+the logging set-up. The command line runs in :func:`show`, or in :func:`quiet` with
+``--quiet``. Both switches work as a call or as a context manager:
 
 >>> from pymc_vsk import progress
 >>> with progress.quiet():

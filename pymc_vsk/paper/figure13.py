@@ -191,7 +191,7 @@ def compute(seeds: int | Sequence[int] = 5, n_starts: int = 8) -> Study:
     start = time.perf_counter()
     seed_list = harness.seed_list(seeds)
     steps = Steps(
-        3 * len(seed_list),
+        1 + 3 * len(seed_list),
         f"fitting the stationary and the VSK GP (ψ = f) to N = {N_NODES} Chebyshev nodes, "
         f"the Gibbs/Paciorek GP from the VSK's fit, {len(seed_list)} noise seed(s)",
     )
@@ -201,6 +201,7 @@ def compute(seeds: int | Sequence[int] = 5, n_starts: int = 8) -> Study:
     tv_target = total_variation(truth)
     y0 = targets.exp_cos(X) + NOISE_STD * np.random.default_rng(seed_list[0]).normal(size=N_NODES)
     psi = FromFunction(targets.exp_cos)
+    steps.step("building the three models")
     built = {
         "stationary": build_model(X, y0, kernel=KERNEL, priors="flat", standardize=False),
         "vsk": build_model(X, y0, psi=psi, kernel=KERNEL, priors="flat", standardize=False),

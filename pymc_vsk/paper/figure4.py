@@ -170,13 +170,14 @@ def compute(
     values = {m: {c: np.full((len(ns), len(used)), np.nan) for c in COLUMNS} for m in MODELS}
     start = time.perf_counter()
     steps = Steps(
-        len(used) * len(ns) * len(MODELS),
-        f"fitting the stationary and the VSK GP at N = {ns[0]} … {ns[-1]} ({len(ns)} node "
-        f"counts), {len(used)} noise seed(s)",
+        1 + len(used) * len(ns) * len(MODELS),
+        f"fitting the stationary and the VSK GP at {harness.describe_counts(ns)}, "
+        f"{len(used)} noise seed(s)",
     )
     with blas_threads(blas_thread_limit):
         X0 = targets.halton_nodes(int(ns[0]))
         y0 = noisy_observations(X0, used[0])
+        steps.step("building the models")
         fitters = {m: MleFitter(psi, X0, y0, n_starts) for m, psi in scaling_functions().items()}
         for j, seed in enumerate(used):
             previous: dict[str, dict] = {}

@@ -424,7 +424,7 @@ def compute(
     if not low < high:
         raise ValueError(f"The domain needs low < high; got {domain!r}.")
     steps = Steps(
-        1 + len(ks),
+        2 + len(ks),
         f"fitting the stationary GP and the VSK with psi^K_VSK, K_VSK = "
         f"{', '.join(map(str, ks))}, to N = {n_nodes} 2-D Halton nodes; "
         f"predicting on {grid_size}x{grid_size} points",
@@ -439,6 +439,7 @@ def compute(
     predictions: dict[str | int, Prediction] = {}
     fit_seconds: list[float] = []
     with blas_threads(blas_thread_limit):
+        steps.step("building the model and compiling its objective, once for all fits")
         model, gp = build(X, y)
         compiled_objective(model)
         compile_seconds = time.perf_counter() - start

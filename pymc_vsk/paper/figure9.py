@@ -314,14 +314,15 @@ def compute(
     examples: dict[int, Example] = {}
     start = time.perf_counter()
     steps = Steps(
-        len(used) * (len(figure_nodes) + len(ns)) * len(MODELS),
+        1 + len(used) * (len(figure_nodes) + len(ns)) * len(MODELS),
         f"fitting the stationary and the VSK GP at N = "
-        f"{', '.join(map(str, figure_nodes))} and N = {ns[0]} … {ns[-1]} ({len(ns)} node "
-        f"counts), {len(used)} noise seed(s)",
+        f"{', '.join(map(str, figure_nodes))} and {harness.describe_counts(ns)}, "
+        f"{len(used)} noise seed(s)",
     )
     with blas_threads(blas_thread_limit):
         X0 = targets.uniform_nodes(int(ns[0]))
         y0 = noisy_observations(X0, used[0])
+        steps.step("building the models")
         fitters = {
             m: MleFitter(psi, X0, y0, n_starts, kernel=KERNEL)
             for m, psi in scaling_functions().items()

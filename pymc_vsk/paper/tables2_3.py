@@ -402,7 +402,7 @@ def compute(
     used = seed_list(seeds)
     how = "maximum likelihood" if method == "map" else "NUTS"
     steps = Steps(
-        len(used) * len(MODELS),
+        1 + len(used) * len(MODELS),
         f"fitting the stationary and the VSK GP by {how} to N = {n_nodes} Halton nodes, "
         f"{len(used)} noise seed(s)",
     )
@@ -411,6 +411,7 @@ def compute(
     truth = targets.jump(grid)
     start = time.perf_counter()
     with blas_threads(blas_thread_limit):
+        steps.step("building the models")
         fitters = make_fitters(method, X, noisy_observations(X, used[0]), n_starts)
         rows: dict[str, dict[str, list[float]]] = {m: {k: [] for k in ROW_LABELS} for m in MODELS}
         flags: dict[str, list[list[str]]] = {m: [] for m in MODELS}
