@@ -20,9 +20,8 @@ import sys
 from collections.abc import Sequence
 
 from pymc_vsk import progress
-from pymc_vsk.arguments import add_quiet_option
 from pymc_vsk.jumps import cli as detect
-from pymc_vsk.paper import EXPERIMENTS, load
+from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
 
 __all__ = ["build_parser", "main"]
 
@@ -43,8 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     experiments = reproduce.add_subparsers(dest="experiment", required=True)
     for name, (_, description) in EXPERIMENTS.items():
         sub = experiments.add_parser(name, help=description, description=description)
-        load(name).add_arguments(sub)
-        add_quiet_option(sub)
+        add_command_options(name, sub)
     description = "Fit a VSK GP with random jump locations to two columns of a CSV file."
     jumps = commands.add_parser(
         "detect-jumps", help=description.lower().rstrip("."), description=description

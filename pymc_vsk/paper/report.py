@@ -13,7 +13,7 @@ import io
 import time
 from pathlib import Path
 
-from pymc_vsk.paper import EXPERIMENTS, load
+from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
 from pymc_vsk.progress import Steps
 
 __all__ = ["add_arguments", "arguments", "main", "run_all"]
@@ -22,9 +22,10 @@ __all__ = ["add_arguments", "arguments", "main", "run_all"]
 def arguments(name: str, directory: Path) -> argparse.Namespace:
     """The namespace of ``pymc-vsk reproduce NAME OUTPUT_OPTION DIRECTORY``.
 
-    Parsed by the experiment's own options (its ``add_arguments``), with its defaults, and
-    ``experiment`` set to ``name`` (by which :func:`pymc_vsk.paper.tables2_3.main` tells
-    Table 2 from Table 3), as the command line gives it.
+    Parsed by the experiment's options (:func:`pymc_vsk.paper.add_command_options`), with
+    their defaults, and ``experiment`` set to ``name`` (by which
+    :func:`pymc_vsk.paper.tables2_3.main` tells Table 2 from Table 3), as the command line
+    gives it.
 
     Parameters
     ----------
@@ -37,10 +38,9 @@ def arguments(name: str, directory: Path) -> argparse.Namespace:
     -------
     argparse.Namespace
     """
-    module = load(name)
     parser = argparse.ArgumentParser(prog=f"pymc-vsk reproduce {name}")
-    module.add_arguments(parser)
-    args = parser.parse_args([module.OUTPUT_OPTION, str(directory)])
+    add_command_options(name, parser)
+    args = parser.parse_args([load(name).OUTPUT_OPTION, str(directory)])
     args.experiment = name
     return args
 
