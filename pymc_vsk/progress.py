@@ -56,8 +56,8 @@ __all__ = [
 
 #: Name of the logger the messages go to.
 LOGGER_NAME = "pymc_vsk"
-#: The handler of :func:`show` writes a detail record only this many seconds after its last
-#: line.
+#: The stderr handler of this module writes a detail record only this many seconds after its
+#: previous line.
 DETAIL_INTERVAL = 1.0
 
 _logger = logging.getLogger(LOGGER_NAME)
@@ -83,8 +83,11 @@ class _Throttle(logging.Filter):
 
 
 class _Handler(logging.StreamHandler):
-    """A stream handler writing one line per message to ``stream`` (default: the current
-    ``sys.stderr``, looked up at each message, so a replaced stderr is followed)."""
+    """One line per message to ``stream``, detail records throttled.
+
+    Without a stream, the current ``sys.stderr`` is looked up at each message, so a replaced
+    stderr (pytest, a notebook) is followed.
+    """
 
     def __init__(self, stream: TextIO | None = None, interval: float = DETAIL_INTERVAL) -> None:
         logging.Handler.__init__(self)
@@ -122,8 +125,10 @@ def report(message: str) -> None:
 
 
 def detail(message: str) -> None:
-    """Report a sub-step (a MAP start): the handler of :func:`show` writes it only when its
-    last line is at least :data:`DETAIL_INTERVAL` seconds old.
+    """Report a sub-step (a MAP start), written to stderr only after a pause.
+
+    The stderr handler of this module writes it only when its previous line is at least
+    :data:`DETAIL_INTERVAL` seconds old; other handlers receive every record.
 
     Parameters
     ----------
@@ -185,8 +190,11 @@ class Steps:
 
 # -- switches ---------------------------------------------------------------------------------
 class Switch:
-    """The handle returned by :func:`show` and :func:`quiet`: restores the previous set-up
-    when used as a context manager and the block ends, or when :meth:`restore` is called."""
+    """What :func:`show` and :func:`quiet` return: the way back to the previous set-up.
+
+    As a context manager it restores the set-up when the block ends; otherwise call
+    :meth:`restore`.
+    """
 
     def __init__(self, apply: Callable[[], None]) -> None:
         pymc_logger = logging.getLogger("pymc")

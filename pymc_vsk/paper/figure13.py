@@ -195,13 +195,13 @@ def compute(seeds: int | Sequence[int] = 5, n_starts: int = 8) -> Study:
         f"fitting the stationary and the VSK GP (ψ = f) to N = {N_NODES} Chebyshev nodes, "
         f"the Gibbs/Paciorek GP from the VSK's fit, {len(seed_list)} noise seed(s)",
     )
+    steps.step("making the data and building the three models")
     X = targets.chebyshev_nodes(N_NODES, -1.0, 1.0)
     grid = np.linspace(-1.0, 1.0, 500)[:, None]
     truth = targets.exp_cos(grid)
     tv_target = total_variation(truth)
     y0 = targets.exp_cos(X) + NOISE_STD * np.random.default_rng(seed_list[0]).normal(size=N_NODES)
     psi = FromFunction(targets.exp_cos)
-    steps.step("building the three models")
     built = {
         "stationary": build_model(X, y0, kernel=KERNEL, priors="flat", standardize=False),
         "vsk": build_model(X, y0, psi=psi, kernel=KERNEL, priors="flat", standardize=False),

@@ -174,10 +174,10 @@ def compute(
         f"fitting the stationary and the VSK GP at {harness.describe_counts(ns)}, "
         f"{len(used)} noise seed(s)",
     )
+    steps.step("making the data and building the models")
     with blas_threads(blas_thread_limit):
         X0 = targets.halton_nodes(int(ns[0]))
         y0 = noisy_observations(X0, used[0])
-        steps.step("building the models")
         fitters = {m: MleFitter(psi, X0, y0, n_starts) for m, psi in scaling_functions().items()}
         for j, seed in enumerate(used):
             previous: dict[str, dict] = {}

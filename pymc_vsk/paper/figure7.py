@@ -429,6 +429,7 @@ def compute(
         f"{', '.join(map(str, ks))}, to N = {n_nodes} 2-D Halton nodes; "
         f"predicting on {grid_size}x{grid_size} points",
     )
+    steps.step("making the data, building the model and compiling it, once for all fits")
     X = targets.halton_nodes(n_nodes, d=2, lower=low, upper=high)
     y = targets.weierstrass(X, A, B, K_TARGET)
     grid = targets.grid_nodes(grid_size, low, high)
@@ -439,7 +440,6 @@ def compute(
     predictions: dict[str | int, Prediction] = {}
     fit_seconds: list[float] = []
     with blas_threads(blas_thread_limit):
-        steps.step("building the model and compiling its objective, once for all fits")
         model, gp = build(X, y)
         compiled_objective(model)
         compile_seconds = time.perf_counter() - start

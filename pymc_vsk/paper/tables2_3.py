@@ -406,12 +406,12 @@ def compute(
         f"fitting the stationary and the VSK GP by {how} to N = {n_nodes} Halton nodes, "
         f"{len(used)} noise seed(s)",
     )
+    steps.step("making the data and building the models")
     X = targets.halton_nodes(n_nodes)
     grid = evaluation_grid(X)
     truth = targets.jump(grid)
     start = time.perf_counter()
     with blas_threads(blas_thread_limit):
-        steps.step("building the models")
         fitters = make_fitters(method, X, noisy_observations(X, used[0]), n_starts)
         rows: dict[str, dict[str, list[float]]] = {m: {k: [] for k in ROW_LABELS} for m in MODELS}
         flags: dict[str, list[list[str]]] = {m: [] for m in MODELS}
