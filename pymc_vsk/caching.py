@@ -9,7 +9,7 @@ entry. Compiled functions read data containers when called, so data swapped with
 
 The first entry built in a process starts the announcement of compilations
 (:func:`pymc_vsk.progress.announce_compilation`): compiling a model takes seconds to a
-minute on a first run, and the user is told so.
+minute on a first run, which the command line (or :func:`pymc_vsk.progress.show`) says.
 """
 
 from __future__ import annotations

@@ -9,21 +9,22 @@ reports its own ("Auto-assigning NUTS sampler…", logger ``"pymc"``):
   (``compiled in 31.2 s``). A first run on a machine compiles the models to machine code;
   later runs load most of it from PyTensor's cache and say little;
 * each start of a multi-start MAP fit (:func:`pymc_vsk.fit_map`: ``MAP start 3 of 8``), as a
-  *detail*: the stderr handler writes it only when its previous line is at least
+  *detail*: the stderr handler of :func:`show` writes it only when its previous line is at least
   :data:`DETAIL_INTERVAL` seconds old, so a fast fit prints nothing and a slow one shows
   where it is;
 * the steps of the paper's sweeps (``[ 3/12] seed 1, vsk``), with :class:`Steps`.
 
-Used as a library, pymc-vsk behaves as PyMC does: when the application has configured no
-logging (the root logger has no handler), the first message attaches a handler writing to
-``sys.stderr``, so a script or a notebook shows the messages without any set-up; an
-application that configures logging (``logging.basicConfig``, pytest) gets them as ordinary
-records instead. Nothing is changed on import, and nothing is written to stdout. Silence
-them as PyMC's, with ``logging.getLogger("pymc_vsk").setLevel(logging.WARNING)``, or with
-:func:`quiet`, which also silences PyMC's INFO messages and makes :func:`bars` (the
-``progressbar=`` to give samplers) false. :func:`show` writes the messages to stderr whatever
-the logging set-up. The command line runs in :func:`show`, or in :func:`quiet` with
-``--quiet``. Both switches work as a call or as a context manager:
+The command line shows them on stderr (it runs in :func:`show`), or nothing with
+``--quiet`` (:func:`quiet`). Used as a library, pymc-vsk is silent unless asked, as Python's
+logging guide wants of libraries: the records reach a user through the application's logging
+set-up only (``logging.basicConfig(level=logging.INFO)`` shows them with PyMC's), or through
+:func:`show`, one call in a notebook or a script. This departs on purpose from PyMC, which
+attaches a stderr handler of its own when nothing is configured: PyMC says a few words per
+sampling call, while a sweep says one line per step and a notebook or a loop over fits would
+fill with them. PyMC's own messages and sampler progress bars are untouched (on, as PyMC
+has them) unless :func:`quiet` is in force, which silences PyMC's INFO messages too and makes
+:func:`bars` (the ``progressbar=`` to give a sampler) false. Nothing is changed on import and
+nothing is written to stdout. Both switches work as a call or as a context manager:
 
 >>> from pymc_vsk import progress
 >>> with progress.quiet():
@@ -104,14 +105,6 @@ def _ours() -> list[_Handler]:
     return [h for h in _logger.handlers if isinstance(h, _Handler)]
 
 
-def _default_destination() -> None:
-    """PyMC's rule, applied at the first message: stderr at INFO if nothing is configured."""
-    unconfigured = not logging.root.handlers and not _logger.handlers
-    if unconfigured and _logger.level == logging.NOTSET and not _quiet:
-        _logger.addHandler(_Handler())
-        _logger.setLevel(logging.INFO)
-
-
 def report(message: str) -> None:
     """Report a step of a long computation (an INFO record of the ``"pymc_vsk"`` logger).
 
@@ -120,7 +113,6 @@ def report(message: str) -> None:
     message : str
         One line, without a trailing newline.
     """
-    _default_destination()
     _logger.info(message, extra={"progress_detail": False})
 
 
@@ -135,7 +127,6 @@ def detail(message: str) -> None:
     message : str
         One line, without a trailing newline.
     """
-    _default_destination()
     _logger.info(message, extra={"progress_detail": True})
 
 

@@ -1,8 +1,8 @@
 """Progress on stderr: the module :mod:`pymc_vsk.progress`, and every long ``reproduce`` command.
 
-The unit tests check the messages (steps, MAP starts, compilations), where they go (PyMC's
-rule, :func:`~pymc_vsk.progress.show`, :func:`~pymc_vsk.progress.quiet`) and the throttling
-of detail lines with a fake clock.
+The unit tests check the messages (steps, MAP starts, compilations), where they go (nowhere
+unless asked, :func:`~pymc_vsk.progress.show`, :func:`~pymc_vsk.progress.quiet`, the
+application's logging) and the throttling of detail lines with a fake clock.
 
 The command tests run ``pymc-vsk reproduce NAME`` for every experiment with small sizes, then
 again with ``--quiet``, in a child process (through the command's entry point
@@ -109,12 +109,16 @@ def test_quiet_silences_messages_pymc_info_and_progress_bars():
     assert buffer.getvalue() == "warnings still show\nshown again\n"
 
 
-def test_unconfigured_logging_sends_messages_to_stderr_as_pymc_does(monkeypatch, capsys):
-    monkeypatch.setattr(logging.root, "handlers", [])
+def test_the_library_is_silent_unless_asked_and_show_writes_to_stderr(monkeypatch, capsys):
+    monkeypatch.setattr(logging.root, "handlers", [])  # an application without logging set-up
     logger = logging.getLogger(progress.LOGGER_NAME)
     logger.handlers[:] = []
     logger.setLevel(logging.NOTSET)
     progress.report("compiling the model (once) …")
+    progress.Steps(1, "a sweep").step("its step")
+    assert capsys.readouterr().err == ""
+    with progress.show():
+        progress.report("compiling the model (once) …")
     captured = capsys.readouterr()
     assert captured.err == "compiling the model (once) …\n"
     assert captured.out == ""
