@@ -13,6 +13,15 @@ The log density and its gradient are compiled once per model and cached
 (:mod:`pymc_vsk.caching`); data swapped with
 :func:`pymc_vsk.models.set_data` (or ``pm.set_data``) is picked up by the compiled function,
 so sweeps over seeds, node counts and starts never recompile.
+
+The compilation is chosen by the workload. A fit from a few starts evaluates the objective a
+few hundred times, which pytensor's Python/NumPy ``perform`` path (:data:`CHEAP_MODE`)
+compiles in a fraction of a second, with no C compiler and no on-disk cache; Numba
+(:data:`FAST_MODE`) runs each evaluation faster but compiles for seconds (tens of seconds with
+an empty cache). The objective starts in the cheap mode and moves to Numba, between two fits,
+once the time Numba would have saved so far (:func:`numba_saving` per evaluation) exceeds
+:data:`SWITCH_SECONDS`: sweeps over seeds and node counts end up compiled, one-off fits never
+wait for it. An explicit ``mode`` is used as given.
 """
 
 from __future__ import annotations
@@ -44,6 +53,9 @@ from pymc_vsk.scaling import NUMPY_MODE, numeric_value
 from pymc_vsk.validation import not_positive_definite, require_float64
 
 __all__ = [
+    "CHEAP_MODE",
+    "FAST_MODE",
+    "SWITCH_SECONDS",
     "MapResult",
     "MultimodalWarning",
     "Optimum",
@@ -51,6 +63,7 @@ __all__ = [
     "compiled_objective",
     "fit_map",
     "initial_point",
+    "numba_saving",
     "record_units",
     "recorded_units",
 ]
@@ -141,11 +154,44 @@ def _fmt(value: np.ndarray) -> str:
     return "[" + ", ".join(f"{v:.4g}" for v in value.ravel()) + "]"
 
 
+#: Compilation for a few hundred evaluations: pytensor's Python/NumPy ``perform`` path
+#: (its ``FAST_COMPILE`` mode), no C compiler and no on-disk cache.
+CHEAP_MODE = "FAST_COMPILE"
+#: Compilation for thousands of evaluations: Numba (pytensor's default backend).
+FAST_MODE = "NUMBA"
+#: Move an objective to :data:`FAST_MODE` once Numba would have saved this many seconds (a few
+#: times its compilation with warm on-disk caches).
+SWITCH_SECONDS = 5.0
+
+
+def numba_saving(n: int) -> float:
+    """Estimated seconds Numba saves per objective evaluation on ``n`` observations.
+
+    The Python path pays a fixed cost per graph node (≈ 1.4 ms for the objective of
+    :func:`pymc_vsk.build_model`) and unfused n × n elementwise passes (≈ 2.2e-8 n² s); the
+    LAPACK calls cost the same in both. Measured on the models of :func:`pymc_vsk.build_model`
+    at n = 81 and 800 (``benchmarks/run.py`` times both modes).
+
+    Parameters
+    ----------
+    n : int
+        Number of observations.
+
+    Returns
+    -------
+    float
+        Seconds per evaluation.
+    """
+    return 1.4e-3 + 2.2e-8 * float(n) ** 2
+
+
 class _Objective:
     """Negative log density and gradient on a flat vector of the model's value variables.
 
     The vector is PyMC's raveled point (``pymc.blocking.DictToArrayBijection``), in the order
-    of ``model.continuous_value_vars``.
+    of ``model.continuous_value_vars``. With ``mode=None`` it is compiled in
+    :data:`CHEAP_MODE` and moves to :data:`FAST_MODE` when :meth:`prepare` finds the workload
+    large enough (see the module docstring).
     """
 
     def __init__(self, model: pm.Model, mode: Mode | str | None = None) -> None:
@@ -157,14 +203,31 @@ class _Objective:
         point = initial_point(model)
         self._info = DictToArrayBijection.map({n: point[n] for n in self._names_in}).point_map_info
         logp = model.logp(jacobian=False)
-        grads = pytensor.grad(logp, self.value_vars)
-        self._fn = pm.pytensorf.compile(self.value_vars, [logp, *grads], mode=mode)
+        self._outputs = [logp, *pytensor.grad(logp, self.value_vars)]
+        self.adaptive = mode is None
+        self.mode = CHEAP_MODE if mode is None else mode
+        self._fn = pm.pytensorf.compile(self.value_vars, self._outputs, mode=self.mode)
         outputs = get_default_varnames(model.unobserved_value_vars, include_transformed=True)
         self._names = [v.name for v in outputs]
         self._values = pm.pytensorf.compile(
-            self.value_vars, outputs, mode=mode, on_unused_input="ignore"
+            self.value_vars, outputs, mode=self.mode, on_unused_input="ignore"
         )
         self.n_evals = 0
+        self._saving = numba_saving(1)
+        self._would_have_saved = 0.0
+
+    def prepare(self, n: int) -> None:
+        """Before a fit on ``n`` observations: move to Numba if the workload has earned it.
+
+        Parameters
+        ----------
+        n : int
+            Number of observations of the coming fit.
+        """
+        self._saving = numba_saving(n)
+        if self.adaptive and self._would_have_saved >= SWITCH_SECONDS:
+            self._fn = pm.pytensorf.compile(self.value_vars, self._outputs, mode=FAST_MODE)
+            self.mode, self.adaptive = FAST_MODE, False
 
     @property
     def shapes(self) -> list[tuple[int, ...]]:
@@ -190,6 +253,8 @@ class _Objective:
     def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         """−log p and its gradient at ``theta`` (1e300 and zeros where log p is not finite)."""
         self.n_evals += 1
+        if self.adaptive:
+            self._would_have_saved += self._saving
         logp, *grads = self._fn(*self.split(theta))
         if not np.isfinite(logp):
             return 1e300, np.zeros_like(theta)
@@ -287,7 +352,7 @@ def compiled_objective(model: pm.Model, mode: Mode | str | None = None) -> _Obje
     ----------
     model : pm.Model
     mode : pytensor mode, optional
-        Compilation mode (default: pytensor's).
+        Compilation mode; default: chosen by the workload (see the module docstring).
 
     Returns
     -------
@@ -454,7 +519,9 @@ def fit_map(
     warn : bool, default True
         Emit :class:`MultimodalWarning` when starts reach different optima.
     mode : pytensor mode, optional
-        Compilation mode of the objective (default: pytensor's, Numba).
+        Compilation mode of the objective; default: chosen by the workload, the Python/NumPy
+        path for a first fit, Numba once a sweep of fits on the model has earned its
+        compilation (see the module docstring).
     threads : int or None, default 1
         BLAS threads during the fit (:func:`pymc_vsk.blas.blas_threads`); ``None`` leaves
         the pool alone (for n in the thousands).
@@ -493,6 +560,8 @@ def fit_map(
             "give a parameter a prior."
         )
     objective = compiled_objective(model, mode)
+    y = _observed_values(model)
+    objective.prepare(int(np.shape(y)[0]) if y is not None and np.ndim(y) else 1)
     if starts is None:
         starts = default_starts(model, n_starts, seed)
     scale = _preconditioner(model, objective)

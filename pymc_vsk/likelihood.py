@@ -20,20 +20,29 @@ with α = K⁻¹ r. K⁻¹ comes from the Cholesky factor K = LLᵀ by LAPACK's 
 the factorisation, whose graph is also much larger to compile.
 
 :func:`cholesky_inverse` is an ``OpFromGraph`` whose inner graph is the portable
-``cho_solve(L, I)`` (what the C, Python and JAX backends run), with a Numba implementation
-calling ``dpotri`` for pytensor's default backend. The Numba part uses pytensor's own LAPACK
+``cho_solve(L, I)`` (what the JAX and PyTorch backends run), with a ``perform`` calling
+scipy's ``dpotri`` for the C and Python backends and a Numba implementation calling
+``dpotri`` for pytensor's default backend (registered by a Numba-only rewrite, so that the
+other backends never import Numba). The Numba part uses pytensor's own LAPACK
 pointer helpers, so the compiled function stays in Numba's on-disk cache; where those helpers
 are not importable (another pytensor version) the portable graph is used everywhere.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pymc as pm
 import pytensor
 import pytensor.tensor as pt
+import scipy.linalg
 from pymc.distributions.dist_math import check_parameters
 from pytensor.compile.builders import OpFromGraph
+from pytensor.compile.mode import optdb
+from pytensor.graph.basic import Apply
+from pytensor.graph.op import Op
+from pytensor.graph.rewriting.basic import GraphRewriter
 from pytensor.tensor.random.basic import MvNormalRV
 from pytensor.tensor.variable import TensorVariable
 
@@ -53,7 +62,38 @@ _state = {"registered": False}
 
 
 class CholeskyInverse(OpFromGraph):
-    """K⁻¹ from the lower Cholesky factor L of K; ``potri`` under Numba, ``cho_solve`` elsewhere."""
+    """K⁻¹ from the lower Cholesky factor L of K by LAPACK's ``potri``.
+
+    Under Numba a registered implementation calls ``dpotri``; the C and Python backends run
+    :meth:`perform`, scipy's ``dpotri``, without compiling the inner graph (which the JAX
+    and PyTorch backends use).
+    """
+
+    def make_thunk(
+        self,
+        node: Apply,
+        storage_map: dict,
+        compute_map: dict,
+        no_recycling: list,
+        impl: str | None = None,
+    ) -> Callable:
+        """A Python thunk running :meth:`perform`; the inner graph is not compiled."""
+        return Op.make_thunk(self, node, storage_map, compute_map, no_recycling, impl="py")
+
+    def perform(self, node: Apply, inputs: list, outputs: list) -> None:
+        """K⁻¹ by ``dpotri`` (float64; other dtypes by ``cho_solve``); NaN where it fails."""
+        (chol,) = inputs
+        if chol.dtype != np.float64:
+            eye = np.eye(chol.shape[0], dtype=chol.dtype)
+            outputs[0][0] = scipy.linalg.cho_solve((chol, True), eye, check_finite=False)
+            return
+        inverse, info = scipy.linalg.lapack.dpotri(chol, lower=1, overwrite_c=0)
+        if info != 0:
+            inverse = np.full_like(chol, np.nan)
+        else:  # dpotri fills the lower triangle only
+            inverse = np.tril(inverse)
+            inverse += np.tril(inverse, -1).T
+        outputs[0][0] = inverse
 
 
 def cholesky_inverse(chol: pt.TensorLike) -> TensorVariable:
@@ -69,12 +109,28 @@ def cholesky_inverse(chol: pt.TensorLike) -> TensorVariable:
     TensorVariable, shape (n, n)
         K⁻¹; NaN where ``potri`` fails.
     """
-    _register_numba()
     chol = pt.as_tensor_variable(chol)
     x = pt.matrix("chol", dtype=chol.dtype)
     inverse = pt.linalg.cho_solve((x, True), pt.eye(x.shape[0], dtype=x.dtype), b_ndim=2)
     op = CholeskyInverse([x], [inverse], inline=False, name="CholeskyInverse")
     return op(chol)
+
+
+class _RegisterNumba(GraphRewriter):
+    """A rewrite of the Numba mode only: registers the ``dpotri`` implementation, changes nothing.
+
+    Importing Numba and pytensor's Numba dispatch costs about half a second, which the
+    Python and C backends should not pay; as a rewrite tagged ``numba`` the registration runs
+    just before the first Numba compilation (pytensor's own, PyMC's or nutpie's).
+    """
+
+    def apply(self, fgraph: object) -> None:
+        """Register the Numba implementation (once per process); the graph is left alone."""
+        _register_numba()
+
+
+if "pymc_vsk_register_numba" not in optdb:  # once per process, also if this module is reloaded
+    optdb.register("pymc_vsk_register_numba", _RegisterNumba(), "numba", position=-0.5)
 
 
 def _register_numba() -> None:
@@ -326,6 +382,26 @@ class Marginal(pm.gp.Marginal):
         self.X, self.y, self.sigma, self.jitter = X, y, noise, jitter
         self.model = pm.modelcontext(None)  # so that predictions need no model context
         return MarginalNormal(name, mu=mu, cov=cov, observed=y, **kwargs)
+
+    def _build_marginal_likelihood(
+        self, X: pt.TensorLike, noise_func: pm.gp.cov.Covariance, jitter: float | pt.TensorLike
+    ) -> tuple[TensorVariable, TensorVariable]:
+        """Mean and covariance K + σ_n² I + jitter·I, with white noise added on the diagonal.
+
+        PyMC builds σ_n² I as an n × n matrix (its gradient in σ_n is then a sum over n²
+        entries, and the C and Python backends compile that diagonal as a function of its
+        own); here σ_n² + jitter is added to the diagonal alone: the same covariance up to
+        the rounding of one sum (Kᵢᵢ + (σ_n² + jitter) instead of (Kᵢᵢ + σ_n²) + jitter).
+        Other noise covariances are PyMC's.
+        """
+        if type(noise_func) is not pm.gp.cov.WhiteNoise:
+            return super()._build_marginal_likelihood(X, noise_func, jitter)
+        mu = self.mean_func(X)
+        Kxx = pt.as_tensor_variable(self.cov_func(X))
+        diag = pt.arange(Kxx.shape[0])
+        # inc_subtensor, not set_subtensor(K[d, d], K[d, d] + ...): pytensor's rewrites drop
+        # the second term of the latter's sum.
+        return mu, pt.inc_subtensor(Kxx[diag, diag], pt.square(noise_func.sigma) + jitter)
 
     def _fitted_jitter(self, jitter: float | pt.TensorLike | None) -> float | pt.TensorLike:
         return getattr(self, "jitter", 1e-6) if jitter is None else jitter

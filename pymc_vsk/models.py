@@ -241,7 +241,7 @@ def build_model(
     Notes
     -----
     With ``standardize=True`` (the default) the model gives the same answer in any units:
-    under x → a·x + b and y → c·y + d the fitted ℓ scales by |a|, σ_f and σ_n by |c|, the
+    under x → a·x + b and y → c·y + d the fitted ℓ scales by ``|a|``, σ_f and σ_n by ``|c|``, the
     mean maps as m → c·m + d and predictions map back exactly. The free variables stay in
     the user's units, with priors scaled to the data (:func:`pymc_vsk.priors.default_priors`);
     what is standardised is internal:
@@ -297,7 +297,10 @@ def build_model(
         sigma_f, sigma_n = signal_and_noise(specs)
         if isinstance(sigma_n, np.ndarray):  # fixed: a data container, changeable later
             sigma_n = pm.Data("sigma_n", sigma_n)
-        gp = Marginal(mean_func=mean_function(mean, specs), cov_func=sigma_f**2 * cov)
+        # ``cov * σ_f²`` rather than ``σ_f² * cov``: the tensor's ``__mul__`` would first try
+        # to convert the kernel to a tensor, building an error message from its repr, which
+        # evaluates the kernel's parameters (a compilation) before giving up.
+        gp = Marginal(mean_func=mean_function(mean, specs), cov_func=cov * sigma_f**2)
         gp.marginal_likelihood(name, X=X_data, y=y_data, sigma=sigma_n, jitter=jitter)
     scales = {"mean": y_scale(y_np)} if standardize else {}
     record_units(model, scales, cov if isinstance(cov, VSK) else None)

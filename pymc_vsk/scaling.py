@@ -114,9 +114,12 @@ def numeric_value(
         (folded,) = constant_fold([value], raise_not_constant=False)
         if not _is_symbolic(folded):
             return np.asarray(folded, dtype=float)
-        return np.asarray(value.eval(), dtype=float)  # depends on shared variables only
+        # depends on shared variables only
+        return np.asarray(value.eval(mode=NUMPY_MODE), dtype=float)
     try:
-        return np.asarray(value.eval(givens, on_unused_input="ignore"), dtype=float)
+        return np.asarray(
+            value.eval(givens, on_unused_input="ignore", mode=NUMPY_MODE), dtype=float
+        )
     except Exception:
         return None
 
@@ -501,7 +504,7 @@ class Corner(ScalingFunction):
     it, without giving one; this is our choice, for three reasons.
 
     * **Smooth:** for ε > 0, ψ is C^∞; as ε → 0 it tends to :math:`A e^{-|x - x_0|/\delta}`.
-    * **Mimics the corner:** near ``x0``, ψ ≈ A(1 − |x − x0|/δ), so
+    * **Mimics the corner:** near ``x0``, ``ψ ≈ A(1 − |x − x0|/δ)``, so
       :math:`|x - x_0| \approx \delta (1 - \psi/A)`. A target of the form
       :math:`f(x) = G(x - x_0, |x - x_0|)` with ``G`` smooth (the corner target of Section 4.3
       is exactly of this form) is then a smooth function of the lifted point (x, ψ(x)), which a

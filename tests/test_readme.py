@@ -1,63 +1,105 @@
-"""The README stays true: its Python blocks run in order as a reader pastes them, and its
-quick start has two commands."""
+"""The README and the documentation pages stay true: their Python blocks run as a reader pastes
+them, and the quick start has two commands.
+
+The blocks of one page run in order, in one namespace, from a scratch directory; each page
+(``README.md`` and every ``docs/*.md``) starts a fresh namespace, so a page's blocks must set up
+what they use. A page with Python blocks that no test below looks into still runs:
+:func:`test_every_python_block_of_the_docs_runs` covers every page.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+#: The pages whose Python blocks run: the README and every Markdown page of the docs.
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
 
 
-def _python_blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+def _python_blocks(page: Path) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", page.read_text(), flags=re.S | re.M)
 
 
-@pytest.fixture(scope="module")
-def pasted(tmp_path_factory):
-    """Each Python block run in one namespace, in order, from a scratch directory."""
-    import os
-
+def _paste(page: Path, scratch: Path) -> list[dict]:
+    """The namespace after each Python block of ``page``, all run in one namespace."""
     namespace: dict = {}
     after: list[dict] = []
     cwd = os.getcwd()
-    os.chdir(tmp_path_factory.mktemp("readme"))
+    os.chdir(scratch)
     try:
-        for i, block in enumerate(_python_blocks()):
-            exec(compile(block, f"README.md python block {i + 1}", "exec"), namespace)
+        for i, block in enumerate(_python_blocks(page)):
+            name = page.relative_to(ROOT)
+            exec(compile(block, f"{name} python block {i + 1}", "exec"), namespace)
             after.append(dict(namespace))
     finally:
         os.chdir(cwd)
     return after
 
 
-def test_readme_has_the_blocks_this_test_checks():
-    assert len(_python_blocks()) >= 3
+_PASTED: dict[Path, list[dict]] = {}
 
 
-def test_readme_example_runs_and_fits_the_jump(pasted):
-    first = pasted[0]
-    mean, var = first["mean"], first["var"]
-    x = np.linspace(0, 1, 200)
-    truth = first["targets"].jump(x)
+@pytest.fixture
+def pasted(tmp_path_factory):
+    """``pasted(page)``: the namespaces of ``page``'s blocks, run once per test session."""
+
+    def run(page: Path) -> list[dict]:
+        if page not in _PASTED:
+            _PASTED[page] = _paste(page, tmp_path_factory.mktemp(page.stem))
+        return _PASTED[page]
+
+    return run
+
+
+def test_pages_have_the_blocks_these_tests_check():
+    assert len(_python_blocks(README)) >= 1
+    for name in ("vsk", "workflow", "jumps"):
+        assert len(_python_blocks(DOCS / f"{name}.md")) >= 1, name
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_every_python_block_of_the_docs_runs(page, pasted):
+    assert len(pasted(page)) == len(_python_blocks(page))
+
+
+def _rmse_to_jump(mean: np.ndarray) -> float:
+    from pymc_vsk import targets
+
+    x = np.linspace(0, 1, len(mean))
+    return float(np.sqrt(np.mean((mean - targets.jump(x)) ** 2)))
+
+
+def test_readme_example_fits_the_jump(pasted):
+    pred = pasted(README)[-1]["pred"]
+    assert pred.mean.shape == pred.std_y.shape == (200,)
+    assert np.all(pred.std_y > 0)
+    assert _rmse_to_jump(pred.mean) < 0.35  # the VSK fit of Table 3 is ≈ 0.14
+
+
+def test_vsk_page_example_fits_the_jump_in_a_plain_pymc_model(pasted):
+    ns = pasted(DOCS / "vsk.md")[-1]
+    mean, var = ns["mean"], ns["var"]
     assert mean.shape == var.shape == (200,)
-    assert np.sqrt(np.mean((mean - truth) ** 2)) < 0.35  # the VSK fit of Table 3 is ≈ 0.14
+    assert _rmse_to_jump(mean) < 0.35
 
 
 def test_everyday_workflow_predicts_from_a_reloaded_trace(pasted):
-    ns = pasted[1]
+    ns = pasted(DOCS / "workflow.md")[-1]
     pred, lower, upper = ns["pred"], ns["lower"], ns["upper"]
     assert pred.mean.shape == lower.shape == (200,) and ns["draws"].shape == (10, 200)
     assert np.all(lower < pred.mean) and np.all(pred.mean < upper)
-    truth = ns["targets"].jump(np.linspace(0, 1, 200))
-    assert np.sqrt(np.mean((pred.mean - truth) ** 2)) < 0.35
+    assert _rmse_to_jump(pred.mean) < 0.35
 
 
-def test_jump_detection_block_reports_a_location(pasted):
-    ns = pasted[2]
+def test_jump_detection_page_reports_a_location(pasted):
+    ns = pasted(DOCS / "jumps.md")[-1]
     lo, hi = ns["loc"].interval()
     assert 0.1 <= lo <= hi <= 0.9
 
@@ -70,3 +112,10 @@ def test_quick_start_is_two_commands_that_install_and_test():
     assert len(lines) == 2
     assert "pip install" in lines[0] and "pymc-vsk reproduce" in lines[0]
     assert "pytest" in lines[1]
+
+
+def test_readme_links_into_the_docs_resolve():
+    links = re.findall(r"\]\(((?:docs|notebooks)/[^)#]+)", README.read_text())
+    assert any(link.startswith("docs/") for link in links)
+    missing = [link for link in links if not (ROOT / link).exists()]
+    assert not missing, f"README links to missing files: {missing}"

@@ -87,7 +87,7 @@ def local_extrema(values: np.ndarray) -> int:
 
 
 def total_variation(values: np.ndarray) -> float:
-    """Σ |v_{i+1} − v_i| of a sampled curve ``values``, shape (M,)."""
+    """``Σ |v_{i+1} − v_i|`` of a sampled curve ``values``, shape (M,)."""
     return float(np.sum(np.abs(np.diff(values))))
 
 

@@ -606,7 +606,7 @@ def figure7(sweep: Sweep) -> Figure:
 def figure8(sweep: Sweep, k_shown: Sequence[int] = FIGURE8_K) -> Figure:
     """Figure 8: target, stationary and VSK reconstructions with error and std maps.
 
-    Rows: posterior mean (one colour scale with the target), then on log scales |mean − f|, the
+    Rows: posterior mean (one colour scale with the target), then on log scales ``|mean − f|``, the
     predictive std of y (the metrics' std, nearly σ_n where σ_n dominates) and the latent std of
     f (where the nodes and ψ leave the function uncertain); the nodes are drawn on the target.
 

@@ -5,7 +5,7 @@ nor ψ; the choices below are ours and are printed with every run.
 
 * **Target** (:func:`pymc_vsk.targets.corner`) on Ω = [0, 1]:
   f(x) = exp(−½(5(2x − 1) ∓ 0.5)²), − for x ≥ ½, + for x < ½. Since 5(2x − 1) = 10(x − ½),
-  f(x) = g(|x − ½|) with g(s) = exp(−½(10 s − ½)²): two Gaussian bumps of width 1/10 meeting
+  ``f(x) = g(|x − ½|)`` with g(s) = exp(−½(10 s − ½)²): two Gaussian bumps of width 1/10 meeting
   in a V-shaped kink at x0 = ½ (slopes ∓5 e^{−1/8} ≈ ∓4.4).
 * **Nodes**: N uniform nodes ``linspace(0, 1, N)``, the paper's N ∈ {11 + 20 j : j = 1, …, 39}
   = {31, 51, …, 791} for Figure 9; for these N the corner x0 = ½ is always a node. Figures
@@ -18,8 +18,8 @@ nor ψ; the choices below are ours and are printed with every run.
   (Section 4.1.2), with a constant mean (as MATLAB's ``fitrgp``).
 * **ψ**: :class:`pymc_vsk.scaling.Corner` with its defaults, ψ(x) =
   A exp(−(sqrt((x − x0)² + ε²) − ε)/δ), x0 = ½, A = 1, δ = 0.1, ε = 10⁻³. The rationale,
-  fixed before any fit: f is a smooth function of (x, |x − x0|) and near x0 ψ is affine in
-  |x − x0|, so f is smooth on the lifted curve (x, ψ(x)); δ = 0.1 is the width of the
+  fixed before any fit: f is a smooth function of ``(x, |x − x0|)`` and near x0 ψ is affine in
+  ``|x − x0|``, so f is smooth on the lifted curve (x, ψ(x)); δ = 0.1 is the width of the
   target's bumps (the region where the kink shapes f); A = 1 gives the ψ coordinate the range
   of x on Ω = [0, 1], so an isotropic length scale weighs both lifted coordinates alike;
   ε = 10⁻³ rounds the cusp of ψ below the smallest node spacing used (1/790). The local

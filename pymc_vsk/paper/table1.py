@@ -3,7 +3,7 @@ r"""Table 1 (Section 4.1.1): prior-driven behaviour with fixed hyper-parameters.
 Setup: target :func:`pymc_vsk.targets.jump` on Ω = [0, 1] (a jump of height 3 at x0 = 0.5;
 x = 0.5 belongs to the right branch); Matérn C² (``pm.gp.cov.Matern32``, the kernel MATLAB's
 ``fitrgp`` calls ``matern32``), ℓ = 1, σ_f = 8, σ_n = 0 (interpolation); N = 6 nodes
-``linspace(0, 1, 6)``; ψ a unit jump at 0.5 (only |ψ(x) − ψ(x')| matters); metrics over
+``linspace(0, 1, 6)``; ψ a unit jump at 0.5 (only ``|ψ(x) − ψ(x')|`` matters); metrics over
 ``linspace(0, 1, 500)`` united with the 6 nodes, 504 points
 (:func:`pymc_vsk.paper.harness.evaluation_grid`; with the plain 500-point grid RMSE and average
 std come out too large by exactly 504/500). With these settings every printed digit of the
