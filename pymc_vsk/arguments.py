@@ -1,4 +1,5 @@
-"""argparse types shared by the ``pymc-vsk`` commands: bounded integers and finite floats."""
+"""What the ``pymc-vsk`` commands share: argparse types (bounded integers, finite floats) and
+the ``--quiet`` option."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import math
 from collections.abc import Callable
 
-__all__ = ["finite_float", "int_in", "positive_int"]
+__all__ = ["add_quiet_option", "finite_float", "int_in", "positive_int"]
 
 
 def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -68,3 +69,23 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value
+
+
+def add_quiet_option(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress messages on stderr, no sampler progress bars.
+
+    The command's ``main`` runs inside :func:`pymc_vsk.progress.quiet` when ``args.quiet`` is
+    set and inside :func:`pymc_vsk.progress.show` otherwise (``pymc_vsk.cli`` does this for
+    every command that has the option); standard output is the same either way.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser of one command.
+    """
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress messages on stderr (what is running, compilation, steps of a sweep, "
+        "progress bars); the results on stdout are unchanged",
+    )
