@@ -1,4 +1,5 @@
-"""argparse types shared by the ``pymc-vsk`` commands: bounded integers and finite floats."""
+"""What the ``pymc-vsk`` commands share: argparse types (bounded integers, finite floats) and
+the ``--quiet`` option."""
 
 from __future__ import annotations
 
@@ -6,7 +7,14 @@ import argparse
 import math
 from collections.abc import Callable
 
-__all__ = ["finite_float", "int_in", "non_negative_int", "positive_int", "probability"]
+__all__ = [
+    "add_quiet_option",
+    "finite_float",
+    "int_in",
+    "non_negative_int",
+    "positive_int",
+    "probability",
+]
 
 
 def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -95,3 +103,23 @@ def probability(text: str) -> float:
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text!r}")
     return value
+
+
+def add_quiet_option(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress messages on stderr, no sampler progress bars.
+
+    The command's ``main`` runs inside :func:`pymc_vsk.progress.quiet` when ``args.quiet`` is
+    set and inside :func:`pymc_vsk.progress.show` otherwise (``pymc_vsk.cli`` does this for
+    every command that has the option); standard output is the same either way.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser of one command.
+    """
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress messages on stderr (what is running, compilation, steps of a sweep, "
+        "progress bars); the results on stdout are unchanged",
+    )

@@ -6,12 +6,18 @@ kept with its owner (a ``pm.Model``, a GP, a scaling function) in one weak cache
 lives as long as the owner does, and a different set of options (the ``key``) gets its own
 entry. Compiled functions read data containers when called, so data swapped with
 ``pm.set_data`` are seen without recompiling.
+
+The first entry built in a process starts the announcement of compilations
+(:func:`pymc_vsk.progress.announce_compilation`): compiling a model takes seconds to a
+minute on a first run, which the command line (or :func:`pymc_vsk.progress.show`) says.
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Hashable
+
+from pymc_vsk.progress import announce_compilation
 
 __all__ = ["cache_entries", "cached"]
 
@@ -41,6 +47,7 @@ def cached[T](owner: object, kind: str, key: Hashable, build: Callable[[], T]) -
     """
     per_owner = _STORE.setdefault(owner, {})
     if (kind, key) not in per_owner:
+        announce_compilation()
         per_owner[kind, key] = build()
     return per_owner[kind, key]
 

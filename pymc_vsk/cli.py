@@ -5,16 +5,23 @@
 (:mod:`pymc_vsk.jumps.cli`). This module and ``pymc_vsk/__main__.py`` (``python -m
 pymc_vsk``) are the top of the package: they import the library and the paper subpackage, and
 nothing imports them.
+
+Progress goes to stderr (:mod:`pymc_vsk.progress`): the command's start line, then what the
+experiment runs, one line per step of a sweep, compilations and slow MAP starts; results go
+to stdout. ``--quiet`` (:func:`pymc_vsk.arguments.add_quiet_option`) silences stderr but for
+warnings and errors, and leaves stdout as it is.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 
+from pymc_vsk import progress
 from pymc_vsk.jumps import cli as detect
-from pymc_vsk.paper import EXPERIMENTS, load
+from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
 
 __all__ = ["build_parser", "main"]
 
@@ -35,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     experiments = reproduce.add_subparsers(dest="experiment", required=True)
     for name, (_, description) in EXPERIMENTS.items():
         sub = experiments.add_parser(name, help=description, description=description)
-        load(name).add_arguments(sub)
+        add_command_options(name, sub)
     description = "Fit a VSK GP with random jump locations to two columns of a CSV file."
     jumps = commands.add_parser(
         "detect-jumps", help=description.lower().rstrip("."), description=description
@@ -58,11 +65,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status of the command.
     """
     args = build_parser().parse_args(argv)
-    if args.command == "reproduce":
-        return load(args.experiment).main(args)
-    if args.command == "detect-jumps":
-        return detect.main(args)
+    with _progress(args):
+        if args.command == "reproduce":
+            progress.report(f"reproduce {args.experiment}: {EXPERIMENTS[args.experiment][1]}")
+            return load(args.experiment).main(args)
+        if args.command == "detect-jumps":
+            return detect.main(args)
     raise AssertionError(f"unhandled command {args.command!r}")  # argparse rejects others
+
+
+def _progress(args: argparse.Namespace) -> contextlib.AbstractContextManager:
+    """Progress on stderr, or none with ``--quiet``, for commands that have the option.
+
+    A command without ``--quiet`` (:func:`pymc_vsk.arguments.add_quiet_option`) keeps the
+    library's default (:mod:`pymc_vsk.progress`).
+    """
+    if not hasattr(args, "quiet"):
+        return contextlib.nullcontext()
+    return progress.quiet() if args.quiet else progress.show()
 
 
 if __name__ == "__main__":  # pragma: no cover

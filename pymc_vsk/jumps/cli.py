@@ -27,7 +27,6 @@ import io
 import json
 import re
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +36,13 @@ import pymc as pm
 import xarray as xr
 from matplotlib.figure import Figure
 
-from pymc_vsk.arguments import finite_float, non_negative_int, positive_int, probability
+from pymc_vsk.arguments import (
+    add_quiet_option,
+    finite_float,
+    non_negative_int,
+    positive_int,
+    probability,
+)
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
@@ -50,6 +55,7 @@ from pymc_vsk.jumps.models import (
 )
 from pymc_vsk.models import node_scales
 from pymc_vsk.prediction import Prediction, predict
+from pymc_vsk.progress import bars, report
 
 __all__ = [
     "NOT_CONVERGED",
@@ -688,15 +694,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="where to save the figure (default: <csv name>-jumps.png in the current directory)",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
-
-
-def _say(args: argparse.Namespace, message: str) -> None:
-    if not args.quiet:
-        print(f"[{time.perf_counter() - _START:6.1f} s] {message}", file=sys.stderr, flush=True)
-
-
-_START = time.perf_counter()
+    add_quiet_option(parser)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -713,8 +711,6 @@ def main(args: argparse.Namespace) -> int:
         Exit status: 0 when the draws pass the diagnostics, :data:`NOT_CONVERGED` when they
         do not, 2 on bad input (the message on stderr).
     """
-    global _START
-    _START = time.perf_counter()
     nuts = args.method != "segments"
     try:
         if nuts and args.jumps is None:
@@ -735,10 +731,10 @@ def main(args: argparse.Namespace) -> int:
                 "draws exactly and has no such setting."
             )
         k_min = args.jumps if args.jumps is not None else 0
-        _say(args, f"reading {args.csv}")
+        report(f"detect-jumps: reading {args.csv}")
         x, y = read_xy(args.csv, args.x, args.y, min_rows=MIN_ROWS_PER_SEGMENT * (k_min + 1))
         if nuts:
-            _say(args, f"sampling the VSK GP with {args.jumps} jump(s) by NUTS")
+            report(f"sampling the VSK GP with {args.jumps} jump(s) by NUTS")
             result: Detection | JumpPosterior = detect_jumps(
                 x,
                 y,
@@ -750,11 +746,11 @@ def main(args: argparse.Namespace) -> int:
                 chains=args.chains,
                 seed=args.seed,
                 target_accept=0.8 if args.target_accept is None else args.target_accept,
-                progressbar=not args.quiet,
+                progressbar=bars(),
             )
         else:
             what = "every number of jumps" if args.jumps is None else f"{args.jumps} jump(s)"
-            _say(args, f"{len(x)} observations: exact posterior over {what}")
+            report(f"{len(x)} observations: exact posterior over {what}")
             try:
                 result = find_jumps(
                     x,
@@ -764,7 +760,6 @@ def main(args: argparse.Namespace) -> int:
                     draws=args.draws,
                     chains=args.chains,
                     seed=args.seed,
-                    progress=None if args.quiet else (lambda m: _say(args, m)),
                 )
             except ValueError as err:
                 raise InputError(str(err)) from None
@@ -784,7 +779,6 @@ def main(args: argparse.Namespace) -> int:
         fig = plot_jump_posterior(result, x_label=args.x, y_label=args.y)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     print(f"saved {path}")
-    _say(args, "done")
     if not result.diagnostics.ok:
         print(
             "pymc-vsk detect-jumps: the draws did not pass the diagnostics "

@@ -12,7 +12,6 @@ the posterior is converged by construction: r̂ and ESS of the draws are reporte
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import arviz as az
@@ -25,6 +24,7 @@ from scipy.special import logsumexp
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.segments import SegmentModel, matern52_kernel, sample_partitions
+from pymc_vsk.progress import report
 
 __all__ = ["Jump", "JumpPosterior", "find_jumps"]
 
@@ -173,7 +173,6 @@ def find_jumps(
     seed: int = 0,
     decision: str = "mode",
     margin: int = 5,
-    progress: Callable[[str], None] | None = None,
     **options: float,
 ) -> JumpPosterior:
     """Posterior over the number and locations of jumps in a series.
@@ -200,8 +199,6 @@ def find_jumps(
     margin : int, default 5
         Largest distance, in observations, at which a reported jump counts as the true one
         in the expected F1 score.
-    progress : callable, optional
-        Called with a line of text at each stage (e.g. ``print``).
     **options
         Priors and grid of :class:`~pymc_vsk.jumps.segments.SegmentModel` (``level_sd``,
         ``a0``, ``n_lengthscales``, ``min_lengthscale``, ``ratios``).
@@ -237,12 +234,11 @@ def find_jumps(
             )
         if n_jumps > model.max_jumps:
             model = SegmentModel(x, y, min_size=min_size, max_jumps=n_jumps, **options)
-    say = progress if progress is not None else (lambda message: None)
-    say(
+    report(
         f"evidence of every partition into at most {model.max_jumps + 1} segments, "
         f"{len(model.grid)} smooth-part shapes"
     )
-    logp, Es = model.count_evidence(progress=say)
+    logp, Es = model.count_evidence()
     p_k = np.exp(logsumexp(logp, axis=0) - logsumexp(logp))
     if n_jumps is not None:
         p_k = np.zeros_like(p_k)
@@ -250,7 +246,7 @@ def find_jumps(
         logp = np.where(np.arange(logp.shape[1]) == n_jumps, logp, -np.inf)
     rng = np.random.default_rng(seed)
     total = draws * chains
-    say(f"{total} exact draws ({chains} chains × {draws})")
+    report(f"{total} exact draws ({chains} chains × {draws})")
     # unconditional draws: (shape, count) jointly, then a partition
     flat = np.exp(logp.ravel() - logsumexp(logp))
     g_all, k_all = np.unravel_index(

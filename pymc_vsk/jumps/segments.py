@@ -32,11 +32,12 @@ many were taken.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numba
 import numpy as np
 from scipy.special import gammaln, logsumexp
+
+from pymc_vsk.progress import detail
 
 __all__ = [
     "SegmentModel",
@@ -471,15 +472,10 @@ class SegmentModel:
         logc = partition_evidence(ones, self.max_jumps, self.min_size)[:, n]
         return -np.log(self.max_jumps + 1) - logc
 
-    def count_evidence(
-        self, progress: Callable[[str], None] | None = None
-    ) -> tuple[np.ndarray, list[np.ndarray]]:
+    def count_evidence(self) -> tuple[np.ndarray, list[np.ndarray]]:
         """log p(y, K = k, grid point g) for every g and k, and E per grid point.
 
-        Parameters
-        ----------
-        progress : callable, optional
-            Called with a line of text every tenth of the grid.
+        Reports progress (:mod:`pymc_vsk.progress`) every tenth of the grid.
 
         Returns
         -------
@@ -492,8 +488,8 @@ class SegmentModel:
         Es = []
         step = max(1, len(self.grid) // 10)
         for g, (ell, r, log_w) in enumerate(self.grid):
-            if progress is not None and g % step == 0:
-                progress(f"shape {g + 1}/{len(self.grid)}")
+            if g % step == 0:
+                detail(f"smooth-part shape {g + 1} of {len(self.grid)}")
             E = partition_evidence(self.evidence(ell, r), self.max_jumps, self.min_size)
             Es.append(E)
             logp[g] = log_w + prior_k + E[:, self.n]

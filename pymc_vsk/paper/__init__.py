@@ -8,16 +8,21 @@
 the paper prints, :mod:`~pymc_vsk.paper.harness` what the experiments share.
 
 Each experiment module exposes ``add_arguments(parser)``, ``main(args) -> exit status`` and
-``OUTPUT_OPTION``, the option by which it takes a directory for its files. The package builds on
+``OUTPUT_OPTION``, the option by which it takes a directory for its files;
+:func:`add_command_options` adds ``--quiet`` to its options. Each reports its progress on
+stderr (:mod:`pymc_vsk.progress`): what it runs, then one line per step. The package builds on
 the library (``pymc_vsk`` outside this subpackage), never the other way round.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 from types import ModuleType
 
-__all__ = ["EXPERIMENTS", "load"]
+from pymc_vsk.arguments import add_quiet_option
+
+__all__ = ["EXPERIMENTS", "add_command_options", "load"]
 
 #: Experiment name -> (module, one-line description).
 EXPERIMENTS: dict[str, tuple[str, str]] = {
@@ -54,3 +59,17 @@ def load(name: str) -> ModuleType:
     module
     """
     return importlib.import_module(EXPERIMENTS[name][0])
+
+
+def add_command_options(name: str, parser: argparse.ArgumentParser) -> None:
+    """The options of ``pymc-vsk reproduce NAME``: the experiment's own, and ``--quiet``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`EXPERIMENTS`.
+    parser : argparse.ArgumentParser
+        The parser of ``pymc-vsk reproduce NAME``.
+    """
+    load(name).add_arguments(parser)
+    add_quiet_option(parser)

@@ -43,6 +43,7 @@ from pymc_vsk.paper import harness
 from pymc_vsk.paper.harness import add_out_option, add_seeds_option
 from pymc_vsk.paper.numbers import SECTION44_NODES, SECTION44_NOISE_STD
 from pymc_vsk.prediction import Prediction, predict
+from pymc_vsk.progress import Steps
 from pymc_vsk.scaling import FromFunction, numeric_value
 
 __all__ = [
@@ -189,6 +190,12 @@ def compute(seeds: int | Sequence[int] = 5, n_starts: int = 8) -> Study:
     """
     start = time.perf_counter()
     seed_list = harness.seed_list(seeds)
+    steps = Steps(
+        1 + 3 * len(seed_list),
+        f"fitting the stationary and the VSK GP (ψ = f) to N = {N_NODES} Chebyshev nodes, "
+        f"the Gibbs/Paciorek GP from the VSK's fit, {len(seed_list)} noise seed(s)",
+    )
+    steps.step("making the data and building the three models")
     X = targets.chebyshev_nodes(N_NODES, -1.0, 1.0)
     grid = np.linspace(-1.0, 1.0, 500)[:, None]
     truth = targets.exp_cos(grid)
@@ -209,12 +216,14 @@ def compute(seeds: int | Sequence[int] = 5, n_starts: int = 8) -> Study:
         points = {}
         for name in ("stationary", "vsk"):
             model, _ = built[name]
+            steps.step(f"seed {seed}, fitting {name}")
             set_data(model, X, y)
             points[name] = fit_map(model, n_starts=n_starts, seed=seed, warn=False).point
         gibbs_model, _ = built["gibbs"]
         fitted = {k: float(points["vsk"][k]) for k in ("ls", "sigma_f", "sigma_n", "mean")}
         pm.set_data({"X": X, "y_data": y, **fitted}, model=gibbs_model)
         points["gibbs"] = {}
+        steps.step(f"seed {seed}, predicting with {', '.join(MODELS)}")
         for name in MODELS:
             model, gp = built[name]
             pred = predict(gp, grid, point=points[name], model=model)

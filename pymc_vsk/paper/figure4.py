@@ -37,6 +37,7 @@ from pymc_vsk.paper import harness
 from pymc_vsk.paper.harness import PARAMETERS, MleFitter, evaluation_grid, seed_list
 from pymc_vsk.paper.numbers import FIGURE4_NODES
 from pymc_vsk.paper.tables2_3 import MODELS, NOISE_STD, noisy_observations, scaling_functions
+from pymc_vsk.progress import Steps
 
 __all__ = [
     "METRICS",
@@ -168,6 +169,12 @@ def compute(
     used = seed_list(seeds)
     values = {m: {c: np.full((len(ns), len(used)), np.nan) for c in COLUMNS} for m in MODELS}
     start = time.perf_counter()
+    steps = Steps(
+        1 + len(used) * len(ns) * len(MODELS),
+        f"fitting the stationary and the VSK GP at {harness.describe_counts(ns)}, "
+        f"{len(used)} noise seed(s)",
+    )
+    steps.step("making the data and building the models")
     with blas_threads(blas_thread_limit):
         X0 = targets.halton_nodes(int(ns[0]))
         y0 = noisy_observations(X0, used[0])
@@ -180,6 +187,7 @@ def compute(
                 grid = evaluation_grid(X)
                 truth = targets.jump(grid)
                 for model, fitter in fitters.items():
+                    steps.step(f"seed {seed}, N = {n}, {model}")
                     warm = [previous[model]] if model in previous else []
                     fit = fitter.fit(X, y, grid, seed, extra_starts=warm)
                     previous[model] = {k: fit.point[k] for k in (*PARAMETERS, "mean")}

@@ -100,6 +100,7 @@ from pymc_vsk.models import build_model
 from pymc_vsk.paper.harness import add_out_option, save_figures, text_table, write_csv
 from pymc_vsk.paper.numbers import FIGURE8_K, WEIERSTRASS
 from pymc_vsk.prediction import Prediction, predict
+from pymc_vsk.progress import Steps
 from pymc_vsk.scaling import FromFunction
 
 if TYPE_CHECKING:
@@ -422,6 +423,13 @@ def compute(
     low, high = (float(v) for v in domain)
     if not low < high:
         raise ValueError(f"The domain needs low < high; got {domain!r}.")
+    steps = Steps(
+        2 + len(ks),
+        f"fitting the stationary GP and the VSK with psi^K_VSK, K_VSK = "
+        f"{', '.join(map(str, ks))}, to N = {n_nodes} 2-D Halton nodes; "
+        f"predicting on {grid_size}x{grid_size} points",
+    )
+    steps.step("making the data, building the model and compiling it, once for all fits")
     X = targets.halton_nodes(n_nodes, d=2, lower=low, upper=high)
     y = targets.weierstrass(X, A, B, K_TARGET)
     grid = targets.grid_nodes(grid_size, low, high)
@@ -437,6 +445,7 @@ def compute(
         compile_seconds = time.perf_counter() - start
         previous: list[dict[str, np.ndarray]] = []
         for k in [None, *(int(k) for k in ks)]:
+            steps.step("stationary" if k is None else f"VSK, K_VSK = {k}")
             tic = time.perf_counter()
             set_truncation(model, k)
             starts = [*previous, *default_starts(model, n_starts, seed=0)]

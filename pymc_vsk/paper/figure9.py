@@ -64,6 +64,7 @@ from pymc_vsk.metrics import summarize
 from pymc_vsk.paper import harness
 from pymc_vsk.paper.harness import Fit, MleFitter, evaluation_grid, seed_list
 from pymc_vsk.paper.numbers import FIGURE9_EXAMPLE_NODES, FIGURE9_NODES
+from pymc_vsk.progress import Steps
 from pymc_vsk.scaling import Corner, ScalingFunction
 
 __all__ = [
@@ -312,6 +313,13 @@ def compute(
     values, figure_values = empty(len(ns)), empty(len(figure_nodes))
     examples: dict[int, Example] = {}
     start = time.perf_counter()
+    steps = Steps(
+        1 + len(used) * (len(figure_nodes) + len(ns)) * len(MODELS),
+        f"fitting the stationary and the VSK GP at N = "
+        f"{', '.join(map(str, figure_nodes))} and {harness.describe_counts(ns)}, "
+        f"{len(used)} noise seed(s)",
+    )
+    steps.step("making the data and building the models")
     with blas_threads(blas_thread_limit):
         X0 = targets.uniform_nodes(int(ns[0]))
         y0 = noisy_observations(X0, used[0])
@@ -327,6 +335,7 @@ def compute(
                 grid = evaluation_grid(X)
                 fits = {}
                 for model, fitter in fitters.items():
+                    steps.step(f"seed {seed}, N = {n}, {model}")
                     fits[model] = fitter.fit(X, y, grid, seed, n_starts=figure_starts)
                     row = _scores(fits[model], targets.corner(grid))
                     for column in COLUMNS:
@@ -340,6 +349,7 @@ def compute(
                 y = noisy_observations(X, seed)
                 grid = evaluation_grid(X)
                 for model, fitter in fitters.items():
+                    steps.step(f"seed {seed}, N = {n}, {model}")
                     warm = [previous[model]] if model in previous else []
                     fit = fitter.fit(X, y, grid, seed, extra_starts=warm)
                     previous[model] = _warm(fit)

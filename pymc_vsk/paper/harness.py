@@ -43,6 +43,7 @@ __all__ = [
     "add_out_option",
     "add_seeds_option",
     "csv_cell",
+    "describe_counts",
     "evaluation_grid",
     "length_scale_modes",
     "node_counts",
@@ -125,6 +126,31 @@ def node_counts(first: int, step: int, last: int) -> np.ndarray:
     if last < first:
         raise ValueError(f"n_max must be at least {first}; got {last}.")
     return np.arange(first, last + 1, step)
+
+
+def describe_counts(n_nodes: Sequence[int]) -> str:
+    """The node counts of a sweep in words: ``"N = 30 … 790 (39 node counts)"``.
+
+    Parameters
+    ----------
+    n_nodes : sequence of int
+        The counts, increasing.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> describe_counts([31])
+    'N = 31'
+    >>> describe_counts([30, 50, 70])
+    'N = 30 … 70 (3 node counts)'
+    """
+    first, last = int(n_nodes[0]), int(n_nodes[-1])
+    if len(n_nodes) == 1:
+        return f"N = {first}"
+    return f"N = {first} … {last} ({len(n_nodes)} node counts)"
 
 
 # -- fitting ----------------------------------------------------------------------------------

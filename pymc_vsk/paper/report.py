@@ -13,7 +13,8 @@ import io
 import time
 from pathlib import Path
 
-from pymc_vsk.paper import EXPERIMENTS, load
+from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
+from pymc_vsk.progress import Steps
 
 __all__ = ["add_arguments", "arguments", "main", "run_all"]
 
@@ -21,9 +22,10 @@ __all__ = ["add_arguments", "arguments", "main", "run_all"]
 def arguments(name: str, directory: Path) -> argparse.Namespace:
     """The namespace of ``pymc-vsk reproduce NAME OUTPUT_OPTION DIRECTORY``.
 
-    Parsed by the experiment's own options (its ``add_arguments``), with its defaults, and
-    ``experiment`` set to ``name`` (by which :func:`pymc_vsk.paper.tables2_3.main` tells
-    Table 2 from Table 3), as the command line gives it.
+    Parsed by the experiment's options (:func:`pymc_vsk.paper.add_command_options`), with
+    their defaults, and ``experiment`` set to ``name`` (by which
+    :func:`pymc_vsk.paper.tables2_3.main` tells Table 2 from Table 3), as the command line
+    gives it.
 
     Parameters
     ----------
@@ -36,10 +38,9 @@ def arguments(name: str, directory: Path) -> argparse.Namespace:
     -------
     argparse.Namespace
     """
-    module = load(name)
     parser = argparse.ArgumentParser(prog=f"pymc-vsk reproduce {name}")
-    module.add_arguments(parser)
-    args = parser.parse_args([module.OUTPUT_OPTION, str(directory)])
+    add_command_options(name, parser)
+    args = parser.parse_args([load(name).OUTPUT_OPTION, str(directory)])
     args.experiment = name
     return args
 
@@ -70,7 +71,9 @@ def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
         "`pymc-vsk reproduce <name>` with its default (paper-size) settings.",
     ]
     status = 0
+    steps = Steps(len(names), f"running {len(names)} experiments with the paper's sizes")
     for name in names:
+        steps.step(f"{name}: {EXPERIMENTS[name][1]}")
         directory = out / name
         directory.mkdir(exist_ok=True)
         args = arguments(name, directory)

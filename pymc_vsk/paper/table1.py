@@ -28,6 +28,7 @@ from pymc_vsk.covariance import VSK
 from pymc_vsk.metrics import METRIC_LABELS, summarize
 from pymc_vsk.paper.harness import evaluation_grid, save_figures
 from pymc_vsk.paper.numbers import TABLE1, TABLE1_LENGTH_SCALE, TABLE1_NODES, TABLE1_SIGMA_F
+from pymc_vsk.progress import Steps
 from pymc_vsk.scaling import Jump
 
 __all__ = [
@@ -110,12 +111,19 @@ def compute() -> Table1Result:
     -------
     Table1Result
     """
+    covs = covariances()
+    steps = Steps(
+        len(covs),
+        f"conditioning the stationary and the VSK GP on N = {N_NODES} uniform nodes with "
+        f"ℓ = {LENGTH_SCALE:g}, σ_f = {SIGMA_F:g}, σ_n = 0",
+    )
     X = targets.uniform_nodes(N_NODES)
     y = targets.jump(X)
     grid = evaluation_grid(X)
     truth = targets.jump(grid)
     metrics, means, stds, train_cov = {}, {}, {}, {}
-    for name, cov in covariances().items():
+    for name, cov in covs.items():
+        steps.step(name)
         with pm.Model():
             gp = pm.gp.Marginal(cov_func=cov)
             gp.marginal_likelihood("y", X=X, y=y, sigma=0.0, jitter=0.0)

@@ -64,6 +64,7 @@ from pymc_vsk.paper.harness import (
 )
 from pymc_vsk.paper.numbers import JUMP_NOISE_STD, TABLE_NODES, TABLES_2_3
 from pymc_vsk.prediction import Prediction, predict
+from pymc_vsk.progress import Steps, bars
 from pymc_vsk.scaling import Jump, ScalingFunction
 
 __all__ = [
@@ -229,7 +230,7 @@ class NutsFitter:
             tune=self.tune,
             chains=self.chains,
             seed=seed,
-            progress_bar=False,
+            progress_bar=bars(),
         )
         posterior = idata["posterior"].dataset
         params = {k: float(np.median(posterior[k].values)) for k in (*PARAMETERS, "mean")}
@@ -399,6 +400,13 @@ def compute(
     Study
     """
     used = seed_list(seeds)
+    how = "maximum likelihood" if method == "map" else "NUTS"
+    steps = Steps(
+        1 + len(used) * len(MODELS),
+        f"fitting the stationary and the VSK GP by {how} to N = {n_nodes} Halton nodes, "
+        f"{len(used)} noise seed(s)",
+    )
+    steps.step("making the data and building the models")
     X = targets.halton_nodes(n_nodes)
     grid = evaluation_grid(X)
     truth = targets.jump(grid)
@@ -412,6 +420,7 @@ def compute(
         for seed in used:
             y = noisy_observations(X, seed)
             for model, fitter in fitters.items():
+                steps.step(f"seed {seed}, {model}")
                 fit = fitter.fit(X, y, grid, seed)
                 scores = summarize(fit.prediction.mean, fit.prediction.std_y, truth)
                 for key, value in {**fit.params, **scores}.items():
