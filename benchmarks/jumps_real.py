@@ -20,8 +20,8 @@ Real series, with where their change points come from:
 
 Synthetic series (``--synthetic N`` of them, seeded): n in {50, 100, 200, 400}, 0–5 jumps
 at least max(8, n/15) apart, jump sizes 1.5–4 noise sds, on a flat, trending, seasonal or
-wiggly smooth part; plus (``--large``) one series of 4 000 points with 12 jumps, for time
-and memory.
+wiggly smooth part; plus (``--large``) a wiggly series of 600 points with 4 jumps and one of
+4 000 points with 12 jumps, for time and memory.
 """
 
 from __future__ import annotations
@@ -212,9 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     series = [] if args.no_real else real_series()
     series += synthetic_series(args.synthetic, args.seed)
     if args.large:
-        rng = np.random.default_rng(args.seed + 1)
-        x, y, cps = piecewise_smooth(rng, 4000, 12, "wiggle")
-        series.append(Series("synth_large_n4000_k12", x, y, [cps], "large"))
+        for n, k in ((600, 4), (4000, 12)):
+            rng = np.random.default_rng(args.seed + 1)
+            x, y, cps = piecewise_smooth(rng, n, k, "wiggle")
+            series.append(Series(f"synth_large_n{n}_k{k}", x, y, [cps], "large"))
     rows = []
     for s in series:
         row = run(s, args.draws, args.chains, options)
