@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--synthetic", type=int, default=40, help="synthetic series (default 40)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic series")
-    parser.add_argument("--large", action="store_true", help="add a 4 000-point, 12-jump series")
+    parser.add_argument("--large", action="store_true", help="add 600- and 4 000-point series")
     parser.add_argument("--no-real", action="store_true", help="skip the real series")
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=4)
