@@ -7,7 +7,14 @@ import argparse
 import math
 from collections.abc import Callable
 
-__all__ = ["add_quiet_option", "finite_float", "int_in", "positive_int"]
+__all__ = [
+    "add_quiet_option",
+    "finite_float",
+    "int_in",
+    "non_negative_int",
+    "positive_int",
+    "probability",
+]
 
 
 def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -68,6 +75,33 @@ def finite_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+#: argparse type: an integer ≥ 0.
+non_negative_int = int_in(0)
+
+
+def probability(text: str) -> float:
+    """An argparse type accepting a number strictly between 0 and 1.
+
+    Parameters
+    ----------
+    text : str
+        The command-line value.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not a number, or not in (0, 1).
+    """
+    value = finite_float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text!r}")
     return value
 
 

@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 from pymc_vsk.cli import main
-from pymc_vsk.jumps.cli import InputError, default_location_range, read_xy
+from pymc_vsk.jumps.cli import NOT_CONVERGED, InputError, default_location_range, read_xy
 from tests.conftest import seed
 
+#: The VSK GP with one random jump, by NUTS (the options --lower/--upper apply to).
+NUTS = ("--method", "smooth", "--jumps", "1")
 GOOD = "t,v,note\n0.3,1.5,a\n0.1,1.0,b\n0.2,1.2,c\n0.6,3.0,d\n0.5,2.9,e\n0.4,3.1,f\n"
 
 
@@ -30,10 +32,11 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def assert_input_error(capsys, argv, *patterns: str) -> str:
-    """The CLI exits with status 2, prints nothing on stdout and each pattern on stderr."""
+    """The CLI exits with status 2, prints nothing on stdout and, last on stderr, the error."""
     status, out, err = run_cli(capsys, *argv)
     assert status == 2
     assert out == ""
+    err = err.splitlines()[-1]
     assert err.startswith("pymc-vsk detect-jumps: error: ")
     for pattern in patterns:
         assert re.search(pattern, err), (pattern, err)
@@ -208,12 +211,12 @@ def test_location_range_without_nodes_or_reversed(tmp_path, capsys):
     path = write(tmp_path, GOOD)
     assert_input_error(
         capsys,
-        [path, "--x", "t", "--y", "v", "--lower", "0.9", "--upper", "0.2"],
+        [path, "--x", "t", "--y", "v", "--lower", "0.9", "--upper", "0.2", *NUTS],
         "--lower must be below --upper",
     )
     assert_input_error(
         capsys,
-        [path, "--x", "t", "--y", "v", "--lower", "0.31", "--upper", "0.39"],
+        [path, "--x", "t", "--y", "v", "--lower", "0.31", "--upper", "0.39", *NUTS],
         r"0 distinct x value\(s\) lie inside the location range",
         "widen",
     )
@@ -273,13 +276,14 @@ def test_detects_the_jump_in_a_synthetic_csv(tmp_path, capsys, method):
     rows = "".join(f"{x[i]:.17g},{y[i]:.17g}\n" for i in order)
     path = write(tmp_path, "position,signal\n" + rows)
     plot = tmp_path / "figs" / "jumps.png"
-    status, out, _ = run_cli(
+    status, out, err = run_cli(
         capsys,
         path,
-        *("--x", "position", "--y", "signal", "--method", method),
+        *("--x", "position", "--y", "signal", "--method", method, "--jumps", "1"),
         *("--draws", "150", "--chains", "2", "--seed", seed(3), "--plot", plot),
     )
-    assert status == 0
+    # 2 × 150 draws cannot reach ESS 400: the run says so (status 3) and still reports
+    assert status == 0 or (status == NOT_CONVERGED and "more --draws" in err), err
     assert f"{n} observations" in out and "diagnostics:" in out and "r_hat" in out
     match = re.search(r"jump 1: location: .* credible gaps span \[([-\d.e]+), ([-\d.e]+)\]", out)
     assert match, out

@@ -1,13 +1,18 @@
-"""Jump detection: VSK GPs whose ψ has random jump locations and amplitudes.
+"""Jump detection: how many jumps, where, and how sure.
 
-:func:`build_jump_model` builds the model (a differentiable relaxation of the step, or the
-exact marginal over the gaps between nodes), :func:`location_posterior` summarises where the
-jumps are, :func:`select_jump_count` chooses how many there are from the models' LOO ELPD,
-and :mod:`pymc_vsk.jumps.cli` is the ``pymc-vsk detect-jumps`` command.
+:func:`find_jumps` gives the exact posterior over the number and locations of jumps of the
+segment model (:mod:`pymc_vsk.jumps.segments`: the VSK's step lifting taken to full
+decorrelation, with a level and a scale per segment); :func:`build_jump_model` builds VSK GPs
+whose ψ has random jump locations and amplitudes for NUTS (a differentiable relaxation of the
+step, or the exact marginal over the gaps between nodes), :func:`location_posterior`
+summarises where their jumps are, :func:`select_jump_count` compares such models by LOO ELPD,
+:mod:`pymc_vsk.jumps.scores` holds the change-point scores (F1, covering) and
+:mod:`pymc_vsk.jumps.cli` is the ``pymc-vsk detect-jumps`` command.
 """
 
 from pymc_vsk.jumps import models
+from pymc_vsk.jumps.detection import Jump, JumpPosterior, find_jumps
 from pymc_vsk.jumps.models import *  # noqa: F403 (the names of models.__all__)
 from pymc_vsk.jumps.selection import select_jump_count
 
-__all__ = [*models.__all__, "select_jump_count"]
+__all__ = [*models.__all__, "Jump", "JumpPosterior", "find_jumps", "select_jump_count"]

@@ -1,15 +1,17 @@
 r"""Jump detection from a CSV file: ``pymc-vsk detect-jumps data.csv --x COL --y COL``.
 
-Reads two numeric columns of a CSV file, sorts the rows by x, fits the VSK GP with ``K``
-jumps of unknown location and amplitude (:func:`pymc_vsk.jumps.build_jump_model`, default
-priors scaled to the data) by NUTS with nutpie, and reports per jump the location posterior
-(:meth:`pymc_vsk.jumps.LocationPosterior.summary`: mean, equal-tailed interval and the credible
-set of gaps between nodes), the sampler diagnostics (:func:`pymc_vsk.diagnose`) and a figure:
-the data, the posterior mean with a ±2 std band of the latent f, and the location posterior.
+Reads two numeric columns of a CSV file, sorts the rows by x and, by default, computes the
+exact posterior of the segment model (:func:`pymc_vsk.jumps.find_jumps`): the probability of
+every number of jumps, the most probable number, and per jump its posterior median location,
+the hull of its 94 % credible gaps and the probability that a jump lies there. ``--jumps K``
+fixes the number. ``--method smooth|marginal`` fits instead the VSK GP with K random jumps by
+NUTS (:func:`pymc_vsk.jumps.build_jump_model`; K must then be given). x and y stay in the
+file's units. ``--json OUT`` writes the answer as JSON, ``--plot`` a figure; progress goes to
+stderr (``--quiet`` silences it), results to stdout.
 
-The location prior is uniform on ``[lower, upper]``, by default the inner 80 % of the x range
-(as in :func:`~pymc_vsk.jumps.build_jump_model`). Repeated x values are allowed: the noise
-σ_n is estimated, so the covariance stays positive definite.
+Exit status: 0 when the draws pass the diagnostics (r̂ ≤ 1.01, bulk and tail ESS ≥ 400, no
+divergences), :data:`NOT_CONVERGED` (3) when they do not (the message says what to do; the
+results are still written), 2 on bad input.
 
 pandas reads the file (its python engine, which rejects malformed quoting), every cell as
 text; the line of each row is kept so that bad input raises :class:`InputError`, whose message
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import io
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -33,10 +36,17 @@ import pymc as pm
 import xarray as xr
 from matplotlib.figure import Figure
 
-from pymc_vsk.arguments import finite_float, positive_int
+from pymc_vsk.arguments import (
+    add_quiet_option,
+    finite_float,
+    non_negative_int,
+    positive_int,
+    probability,
+)
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
+from pymc_vsk.jumps.detection import JumpPosterior, find_jumps
 from pymc_vsk.jumps.models import (
     LocationPosterior,
     MarginalJumpGP,
@@ -45,8 +55,10 @@ from pymc_vsk.jumps.models import (
 )
 from pymc_vsk.models import node_scales
 from pymc_vsk.prediction import Prediction, predict
+from pymc_vsk.progress import bars, report
 
 __all__ = [
+    "NOT_CONVERGED",
     "Detection",
     "InputError",
     "add_arguments",
@@ -54,6 +66,7 @@ __all__ = [
     "detect_jumps",
     "main",
     "plot_detection",
+    "plot_jump_posterior",
     "read_xy",
 ]
 
@@ -65,6 +78,8 @@ MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "-"})
 PROB = 0.94
 #: Points of the prediction grid in the figure.
 N_GRID = 400
+#: Exit status when the draws fail the diagnostics.
+NOT_CONVERGED = 3
 #: What :func:`_parse` puts in place of a row with too many fields.
 _TOO_LONG = "\x00too many fields"
 
@@ -380,6 +395,30 @@ class Detection:
             lines.append("(the sampler has not converged: rerun with more --draws)")
         return "\n".join(lines)
 
+    def as_dict(self, prob: float = PROB) -> dict:
+        """The answer in the JSON layout of :meth:`JumpPosterior.as_dict`.
+
+        The number of jumps is fixed, so ``p_n_jumps`` puts probability 1 on it and each
+        jump's ``probability`` is 1; ``interval`` is the hull of its ``prob`` credible gaps.
+        """
+        table = self.diagnostics.table
+        jumps = []
+        for loc in self.locations:
+            lo, hi = loc.interval(prob)
+            jumps.append(
+                {"location": float(loc.quantile(0.5)), "interval": [lo, hi], "probability": 1.0}
+            )
+        return {
+            "n_jumps": len(self.locations),
+            "p_n_jumps": {str(len(self.locations)): 1.0},
+            "jumps": jumps,
+            "diagnostics": {
+                "max_rhat": float(table["r_hat"].max()),
+                "min_ess_bulk": float(table["ess_bulk"].min()),
+                "divergences": int(self.diagnostics.divergences),
+            },
+        }
+
     def predict(self, xnew: np.ndarray, max_draws: int = 200) -> Prediction:
         """Posterior predictive mean and std at ``xnew``, mixed over posterior draws.
 
@@ -410,6 +449,8 @@ def detect_jumps(
     tune: int | None = None,
     chains: int = 4,
     seed: int = 0,
+    target_accept: float = 0.8,
+    progressbar: bool = False,
 ) -> Detection:
     """Fit the VSK GP with ``n_jumps`` jumps by NUTS (nutpie) and summarise the locations.
 
@@ -432,6 +473,10 @@ def detect_jumps(
         NUTS chains.
     seed : int, default 0
         Random seed of the sampler.
+    target_accept : float, default 0.8
+        NUTS' target acceptance rate (raise it towards 0.99 when there are divergences).
+    progressbar : bool, default False
+        Show the sampler's progress bar (on stderr).
 
     Returns
     -------
@@ -473,7 +518,8 @@ def detect_jumps(
             chains=chains,
             nuts_sampler="nutpie",
             random_seed=seed,
-            progressbar=False,
+            target_accept=target_accept,
+            progressbar=progressbar,
         )
     if method == "marginal":
         locations = [gp.location_posterior(idata)]
@@ -543,6 +589,49 @@ def plot_detection(
     return fig
 
 
+def plot_jump_posterior(
+    post: JumpPosterior, x_label: str = "x", y_label: str = "y", prob: float = PROB
+) -> Figure:
+    """Data, the segment-wise mean ± 2 std, and each jump's location probabilities.
+
+    Parameters
+    ----------
+    post : JumpPosterior
+    x_label, y_label : str
+        Axis labels (the column names).
+    prob : float, default 0.94
+        Credible mass of the shaded intervals.
+
+    Returns
+    -------
+    Figure
+    """
+    grid = np.union1d(np.linspace(post.x[0], post.x[-1], N_GRID), post.x)
+    mean, std = post.mean(grid)
+    fig = Figure(figsize=(9, 6))  # not pyplot: any backend will do, and none is changed
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    top.fill_between(grid, mean - 2 * std, mean + 2 * std, color="C0", alpha=0.25, label="±2 std")
+    top.plot(grid, mean, color="C0", label="posterior mean (median jump locations)")
+    top.plot(post.x, post.y, "o", color="k", ms=3, label="data")
+    spacing = np.diff(post.x)
+    width = 0.8 * float(np.median(spacing[spacing > 0]))
+    for k, jump in enumerate(post.jumps):
+        color = f"C{k + 1}"
+        bottom.bar(jump.gaps, jump.gap_probs, width=width, color=color, label=f"jump {k + 1}")
+        for ax in (top, bottom):
+            ax.axvspan(*jump.interval, color=color, alpha=0.12, lw=0)
+    ks = ", ".join(f"P(K={k}) = {p:.2f}" for k, p in enumerate(post.p_n_jumps) if p >= 0.01)
+    top.set_title(f"{post.n_jumps} jump(s); {ks}; shaded: {prob:.0%} intervals")
+    top.set_ylabel(y_label)
+    top.legend(fontsize=8, loc="best")
+    bottom.set_ylabel("P(gap | K)")
+    bottom.set_xlabel(x_label)
+    if post.jumps:
+        bottom.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return fig
+
+
 # -- command line -----------------------------------------------------------------------------
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``pymc-vsk detect-jumps``.
@@ -556,48 +645,60 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--x", required=True, metavar="COL", help="column of the inputs")
     parser.add_argument("--y", required=True, metavar="COL", help="column of the observations")
     parser.add_argument(
-        "--jumps", type=positive_int, default=1, metavar="K", help="number of jumps (default 1)"
+        "--jumps",
+        type=non_negative_int,
+        metavar="K",
+        help="number of jumps (default: the most probable number, from the data)",
     )
     parser.add_argument(
         "--method",
-        choices=("smooth", "marginal"),
-        default="smooth",
-        help="logistic relaxation of the jump (default) or exact marginalisation of one hard "
-        "jump over the gaps between nodes (one Cholesky per gap: slow beyond ~60 nodes)",
+        choices=("segments", "smooth", "marginal"),
+        default="segments",
+        help="'segments' (default): exact posterior over the number and places of the jumps; "
+        "'smooth' / 'marginal': the VSK GP with --jumps K random jumps by NUTS (logistic "
+        "relaxation, or the exact marginal over gaps for one jump)",
     )
     parser.add_argument(
         "--draws",
         type=positive_int,
         default=1000,
         metavar="N",
-        help="NUTS draws and tuning steps per chain (default 1000)",
+        help="draws per chain (and NUTS tuning steps) (default 1000)",
     )
     parser.add_argument(
         "--chains", type=positive_int, default=4, metavar="C", help="chains (default 4)"
+    )
+    parser.add_argument(
+        "--target-accept",
+        type=probability,
+        metavar="P",
+        help="NUTS target acceptance rate, for --method smooth|marginal (default 0.8)",
     )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     parser.add_argument(
         "--lower",
         type=finite_float,
         metavar="A",
-        help="lower end of the uniform location prior (default: 10 %% into the x range)",
+        help="NUTS methods: lower end of the uniform location prior (default: 10 %% into x)",
     )
     parser.add_argument(
         "--upper",
         type=finite_float,
         metavar="B",
-        help="upper end of the uniform location prior (default: 90 %% into the x range)",
+        help="NUTS methods: upper end of the uniform location prior (default: 90 %% into x)",
     )
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write the answer as JSON")
     parser.add_argument(
         "--plot",
         type=Path,
         metavar="PATH",
         help="where to save the figure (default: <csv name>-jumps.png in the current directory)",
     )
+    add_quiet_option(parser)
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run ``detect-jumps``: read, fit, print the summary, save the figure.
+    """Run ``detect-jumps``: read, fit, print the summary, write the JSON and the figure.
 
     Parameters
     ----------
@@ -607,28 +708,83 @@ def main(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        Exit status: 0 on success, 2 on bad input (the message on stderr).
+        Exit status: 0 when the draws pass the diagnostics, :data:`NOT_CONVERGED` when they
+        do not, 2 on bad input (the message on stderr).
     """
+    nuts = args.method != "segments"
     try:
-        x, y = read_xy(args.csv, args.x, args.y, min_rows=MIN_ROWS_PER_SEGMENT * (args.jumps + 1))
-        detection = detect_jumps(
-            x,
-            y,
-            n_jumps=args.jumps,
-            method=args.method,
-            lower=args.lower,
-            upper=args.upper,
-            draws=args.draws,
-            chains=args.chains,
-            seed=args.seed,
-        )
+        if nuts and args.jumps is None:
+            raise InputError(
+                f"--method {args.method} samples a fixed number of jumps: give --jumps K, or "
+                "leave out --method to let the data choose the number."
+            )
+        if nuts and args.jumps == 0:
+            raise InputError(f"--method {args.method} needs --jumps 1 or more.")
+        if not nuts and (args.lower is not None or args.upper is not None):
+            raise InputError(
+                "--lower/--upper bound the location prior of the NUTS methods; the default "
+                "method considers every gap between observations (use --method smooth)."
+            )
+        if not nuts and args.target_accept is not None:
+            raise InputError(
+                "--target-accept tunes NUTS (--method smooth|marginal); the default method "
+                "draws exactly and has no such setting."
+            )
+        k_min = args.jumps if args.jumps is not None else 0
+        report(f"detect-jumps: reading {args.csv}")
+        x, y = read_xy(args.csv, args.x, args.y, min_rows=MIN_ROWS_PER_SEGMENT * (k_min + 1))
+        if nuts:
+            report(f"sampling the VSK GP with {args.jumps} jump(s) by NUTS")
+            result: Detection | JumpPosterior = detect_jumps(
+                x,
+                y,
+                n_jumps=args.jumps,
+                method=args.method,
+                lower=args.lower,
+                upper=args.upper,
+                draws=args.draws,
+                chains=args.chains,
+                seed=args.seed,
+                target_accept=0.8 if args.target_accept is None else args.target_accept,
+                progressbar=bars(),
+            )
+        else:
+            what = "every number of jumps" if args.jumps is None else f"{args.jumps} jump(s)"
+            report(f"{len(x)} observations: exact posterior over {what}")
+            try:
+                result = find_jumps(
+                    x,
+                    y,
+                    n_jumps=args.jumps,
+                    min_size=MIN_ROWS_PER_SEGMENT,
+                    draws=args.draws,
+                    chains=args.chains,
+                    seed=args.seed,
+                )
+            except ValueError as err:
+                raise InputError(str(err)) from None
     except InputError as err:
         print(f"pymc-vsk detect-jumps: error: {err}", file=sys.stderr)
         return 2
-    print(detection.summary())
+    print(result.summary())
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
+        print(f"saved {args.json}")
     path = args.plot if args.plot is not None else Path(f"{args.csv.stem}-jumps.png")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig = plot_detection(detection, x_label=args.x, y_label=args.y)
+    if nuts:
+        fig = plot_detection(result, x_label=args.x, y_label=args.y)
+    else:
+        fig = plot_jump_posterior(result, x_label=args.x, y_label=args.y)
     fig.savefig(path, dpi=120, bbox_inches="tight")
     print(f"saved {path}")
+    if not result.diagnostics.ok:
+        print(
+            "pymc-vsk detect-jumps: the draws did not pass the diagnostics "
+            f"({'; '.join(result.diagnostics.problems)}): rerun with more --draws"
+            + (" or a higher --target-accept" if nuts else ""),
+            file=sys.stderr,
+        )
+        return NOT_CONVERGED
     return 0

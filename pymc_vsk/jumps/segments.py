@@ -1,0 +1,501 @@
+r"""Exact posterior over jumps: independent GP segments, summed over every partition.
+
+A VSK with a step scaling function ψ(x) = a·Σₖ H(x − tₖ) lifts the two sides of each jump
+apart by ``a``; as ``a`` grows, a Matérn kernel on the lifted inputs (eq. 13 of the paper)
+decays to zero across the jump, and the GP splits into independent pieces. This module takes
+that limit as the model for jump detection and lets each piece shift its level:
+
+.. math::
+
+    y_i = c_s + \sigma_s\,(r\,f_s(x_i) + \varepsilon_i), \qquad
+    f_s \sim \mathcal{GP}(0, k_\ell), \quad \varepsilon_i \sim \mathcal N(0, 1),
+
+for the observations of segment ``s`` (the nodes between two consecutive jumps), with
+``k_ℓ`` the Matérn 5/2 kernel of unit variance, the level ``c_s | σ_s ~ N(0, κ² σ_s²)`` and
+the scale ``σ_s² ~ InvGamma(a₀, b₀)`` (both integrated out in closed form: a multivariate t
+evidence per segment), and the shape (ℓ, r) shared by all segments, on a grid. A jump is thus
+paid for by what it buys: a new level and scale (a shift of the mean or of the noise), and a
+smooth part that need not bend to follow the jump. The jump locations get a uniform prior on
+the gaps between nodes given their number K, and K a uniform prior on ``0..max_jumps``
+(equivalently: each gap holds a jump with probability p, p ~ Beta(1, 1)); no segment is
+shorter than ``min_size`` nodes.
+
+The sum over partitions is exact (Fearnhead, 2006): with ``P[i, j]`` the log evidence of
+nodes ``i..j-1`` as one segment, ``E[k, j] = logsumexp_i(E[k-1, i] + P[i, j])`` gives the
+evidence of every K in ``O(K n²)``, and partitions are drawn exactly by running it backwards.
+``P`` comes from Kalman filters (the Matérn 5/2 kernel is a linear SDE, state dimension 3,
+plus the level), one from each start node: ``O(n²)`` per grid point and ``O(n)`` memory per
+start, for any spacing of the nodes. Draws are independent, so r̂ and ESS only measure how
+many were taken.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+from pymc_vsk.progress import detail
+
+__all__ = [
+    "SegmentModel",
+    "log_configurations",
+    "matern52_kernel",
+    "matern52_transitions",
+    "partition_evidence",
+    "sample_partitions",
+    "segment_evidence",
+]
+
+
+def matern52_transitions(dx: np.ndarray, lengthscale: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Transition matrices and process noise of the Matérn 5/2 SDE over the steps ``dx``.
+
+    The state is (f, f′, f″) with stationary covariance
+    ``P∞ = [[1, 0, -λ²/3], [0, λ²/3, 0], [-λ²/3, 0, λ⁴]]``, λ = √5/ℓ (Hartikainen and
+    Särkkä, 2010); over a step Δ, ``A = expm(F Δ)`` and ``Q = P∞ - A P∞ Aᵀ``. F's
+    characteristic polynomial is (s + λ)³, so ``N = F + λI`` is nilpotent and
+    ``A = e^{-λΔ} (I + Δ N + Δ² N² / 2)`` in closed form.
+
+    Parameters
+    ----------
+    dx : array, shape (m,)
+        Non-negative steps between consecutive inputs.
+    lengthscale : float
+        ℓ > 0.
+
+    Returns
+    -------
+    A, Q : array, shape (m, 3, 3)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A, Q = matern52_transitions(np.array([0.0, 0.3]), 1.0)
+    >>> bool(np.allclose(A[0], np.eye(3)) and np.allclose(Q[0], 0.0))
+    True
+    """
+    lam = np.sqrt(5.0) / lengthscale
+    F = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [-(lam**3), -3 * lam**2, -3 * lam]])
+    N = F + lam * np.eye(3)
+    d = np.asarray(dx, dtype=float)[:, None, None]
+    A = np.exp(-lam * d) * (np.eye(3) + d * N + 0.5 * d**2 * (N @ N))
+    Q = stationary_covariance(lengthscale) - A @ stationary_covariance(lengthscale) @ A.transpose(
+        0, 2, 1
+    )
+    return A, 0.5 * (Q + Q.transpose(0, 2, 1))
+
+
+def matern52_kernel(a: np.ndarray, b: np.ndarray, lengthscale: float) -> np.ndarray:
+    """Matérn 5/2 kernel of unit variance between the 1-D inputs ``a`` and ``b``."""
+    d = np.sqrt(5.0) * np.abs(np.subtract.outer(a, b)) / lengthscale
+    return (1.0 + d + d * d / 3.0) * np.exp(-d)
+
+
+def stationary_covariance(lengthscale: float) -> np.ndarray:
+    """P∞ of the Matérn 5/2 SDE with unit variance (see :func:`matern52_transitions`)."""
+    lam2 = 5.0 / lengthscale**2
+    return np.array([[1.0, 0.0, -lam2 / 3], [0.0, lam2 / 3, 0.0], [-lam2 / 3, 0.0, lam2**2]])
+
+
+@numba.njit(cache=True)
+def _filter_from(start, y, A, Q, Pinf, ratio, level_var, a0, b0, min_size, out):  # pragma: no cover
+    """Log t-evidence of y[start:j] for every j > start (written to out[j]); Kalman filter.
+
+    The state is (level, f, f', f''); the level does not move, f follows the Matérn SDE.
+    """
+    n = y.shape[0]
+    m = np.zeros(4)
+    P = np.zeros((4, 4))
+    T = np.zeros((4, 4))
+    g = np.zeros(4)
+    P[0, 0] = level_var
+    for u in range(3):
+        for w in range(3):
+            P[u + 1, w + 1] = Pinf[u, w]
+    ld = 0.0
+    q = 0.0
+    half_log_2pi = 0.5 * np.log(2.0 * np.pi)
+    const = a0 * np.log(b0) - math.lgamma(a0)
+    for j in range(start, n):
+        if j > start:
+            a = A[j - 1]
+            # m_f <- a m_f
+            m1 = a[0, 0] * m[1] + a[0, 1] * m[2] + a[0, 2] * m[3]
+            m2 = a[1, 0] * m[1] + a[1, 1] * m[2] + a[1, 2] * m[3]
+            m3 = a[2, 0] * m[1] + a[2, 1] * m[2] + a[2, 2] * m[3]
+            m[1], m[2], m[3] = m1, m2, m3
+            # T = S P with S = blockdiag(1, a); then P <- T S' + blockdiag(0, Q)
+            for w in range(4):
+                T[0, w] = P[0, w]
+                for u in range(3):
+                    T[u + 1, w] = a[u, 0] * P[1, w] + a[u, 1] * P[2, w] + a[u, 2] * P[3, w]
+            for u in range(4):
+                P[u, 0] = T[u, 0]
+                for w in range(3):
+                    P[u, w + 1] = a[w, 0] * T[u, 1] + a[w, 1] * T[u, 2] + a[w, 2] * T[u, 3]
+            qq = Q[j - 1]
+            for u in range(3):
+                for w in range(3):
+                    P[u + 1, w + 1] += qq[u, w]
+        s = P[0, 0] + 2.0 * ratio * P[0, 1] + ratio * ratio * P[1, 1] + 1.0
+        v = y[j] - m[0] - ratio * m[1]
+        ld += np.log(s)
+        q += v * v / s
+        for u in range(4):
+            g[u] = (P[u, 0] + ratio * P[u, 1]) / s
+        for u in range(4):
+            m[u] += g[u] * v
+        for u in range(4):
+            for w in range(4):
+                P[u, w] -= s * g[u] * g[w]
+        size = j - start + 1
+        if size >= min_size:
+            a_n = a0 + 0.5 * size
+            out[j + 1] = (
+                const
+                - size * half_log_2pi
+                - 0.5 * ld
+                - a_n * np.log(b0 + 0.5 * q)
+                + math.lgamma(a_n)
+            )
+
+
+@numba.njit(cache=True, parallel=True)
+def _evidence_matrix(y, A, Q, Pinf, ratio, level_var, a0, b0, min_size):  # pragma: no cover
+    n = y.shape[0]
+    out = np.full((n, n + 1), -np.inf)
+    for i in numba.prange(n):
+        _filter_from(i, y, A, Q, Pinf, ratio, level_var, a0, b0, min_size, out[i])
+    return out
+
+
+def segment_evidence(
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    lengthscale: float,
+    ratio: float,
+    level_var: float,
+    a0: float,
+    b0: float,
+    min_size: int,
+) -> np.ndarray:
+    r"""Log evidence of every run of consecutive nodes as one segment.
+
+    ``P[i, j] = log p(y[i:j])`` under ``y = c + σ (r f + ε)`` with ``f ~ GP(0, k_ℓ)``
+    (Matérn 5/2), ``c | σ ~ N(0, κ² σ²)``, ``σ² ~ InvGamma(a₀, b₀)``: a multivariate t
+    density, ``Γ(a₀ + m/2) b₀^{a₀} / (Γ(a₀) (2π)^{m/2} |R|^{1/2} (b₀ + yᵀR⁻¹y/2)^{a₀+m/2})``
+    with ``R = κ² 11ᵀ + r² K_ℓ + I``; ``-inf`` where ``j - i < min_size``.
+
+    Parameters
+    ----------
+    x, y : array, shape (n,)
+        Sorted inputs and observations (already scaled).
+    lengthscale, ratio : float
+        ℓ and r = σ_f/σ_n.
+    level_var : float
+        κ², the prior variance of a segment's level in units of σ².
+    a0, b0 : float
+        Shape and scale of the inverse-gamma prior of σ².
+    min_size : int
+        Fewest nodes in a segment.
+
+    Returns
+    -------
+    array, shape (n, n + 1)
+    """
+    x = np.asarray(x, dtype=float)
+    A, Q = matern52_transitions(np.diff(x), lengthscale)
+    return _evidence_matrix(
+        np.asarray(y, dtype=float),
+        np.ascontiguousarray(A),
+        np.ascontiguousarray(Q),
+        stationary_covariance(lengthscale),
+        float(ratio),
+        float(level_var),
+        float(a0),
+        float(b0),
+        int(min_size),
+    )
+
+
+@numba.njit(cache=True, parallel=True)
+def _forward_step(P, prev, k, min_size, out):  # pragma: no cover
+    """out[j] = logsumexp_i(prev[i] + P[i, j]) over the cuts i allowed for k jumps."""
+    n = P.shape[0]
+    for j in numba.prange((k + 1) * min_size, n + 1):
+        best = -np.inf
+        total = 0.0
+        for i in range(k * min_size, j - min_size + 1):
+            v = prev[i] + P[i, j]
+            if v == -np.inf:
+                continue
+            if v <= best:
+                total += np.exp(v - best)
+            else:  # rescale the running sum to the new maximum
+                total = total * np.exp(best - v) + 1.0
+                best = v
+        if best > -np.inf:
+            out[j] = best + np.log(total)
+
+
+def partition_evidence(P: np.ndarray, max_jumps: int, min_size: int) -> np.ndarray:
+    """``E[k, j]``: log of the sum over partitions of nodes ``0..j-1`` into k + 1 segments.
+
+    Parameters
+    ----------
+    P : array, shape (n, n + 1)
+        Segment log evidence (:func:`segment_evidence`).
+    max_jumps : int
+        Largest number of jumps.
+    min_size : int
+        Fewest nodes in a segment.
+
+    Returns
+    -------
+    array, shape (max_jumps + 1, n + 1)
+    """
+    P = np.ascontiguousarray(P)
+    n = P.shape[0]
+    E = np.full((max_jumps + 1, n + 1), -np.inf)
+    E[0, min_size:] = P[0, min_size:]
+    for k in range(1, max_jumps + 1):
+        _forward_step(P, E[k - 1], k, int(min_size), E[k])
+    return E
+
+
+def log_configurations(n: int, k: int, min_size: int) -> float:
+    """Log of the number of ways to cut ``n`` ordered nodes into ``k + 1`` runs of ≥ ``min_size``.
+
+    Parameters
+    ----------
+    n, k, min_size : int
+
+    Returns
+    -------
+    float
+        ``log C(n - (k+1)·min_size + k, k)``; ``-inf`` when no such partition exists.
+
+    Examples
+    --------
+    >>> import math
+    >>> round(math.exp(log_configurations(10, 1, 3)))  # cuts after nodes 3, 4, 5, 6, 7
+    5
+    """
+    free = n - (k + 1) * min_size + k
+    if free < k:
+        return -np.inf
+    return float(gammaln(free + 1) - gammaln(k + 1) - gammaln(free - k + 1))
+
+
+@numba.njit(cache=True)
+def _backward(P, E, counts, min_size, u):  # pragma: no cover
+    n = P.shape[0]
+    cuts = np.full((counts.shape[0], u.shape[1]), -1, dtype=np.int64)
+    w = np.empty(n + 1)
+    for d in range(counts.shape[0]):
+        j = n
+        for kk in range(counts[d], 0, -1):
+            lo = kk * min_size
+            hi = j - min_size
+            best = -np.inf
+            for i in range(lo, hi + 1):
+                v = E[kk - 1, i] + P[i, j]
+                w[i] = v
+                if v > best:
+                    best = v
+            total = 0.0
+            for i in range(lo, hi + 1):
+                w[i] = np.exp(w[i] - best)
+                total += w[i]
+            target = u[d, kk - 1] * total
+            acc = 0.0
+            pick = hi
+            for i in range(lo, hi + 1):
+                acc += w[i]
+                if acc >= target:
+                    pick = i
+                    break
+            cuts[d, kk - 1] = pick
+            j = pick
+    return cuts
+
+
+def sample_partitions(
+    P: np.ndarray,
+    E: np.ndarray,
+    counts: np.ndarray,
+    min_size: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Draw partitions exactly, backwards through :func:`partition_evidence`.
+
+    The last jump is drawn given the count, then each earlier one given the later ones:
+    ``P(cut = i | next cut j) ∝ exp(E[k-1, i] + P[i, j])``.
+
+    Parameters
+    ----------
+    P, E : array
+        Segment and partition log evidence.
+    counts : array of int
+        Number of jumps of each draw.
+    min_size : int
+        Fewest nodes in a segment.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    array of int, shape (len(counts), max(counts))
+        Per draw, the first node of each segment after a jump, increasing; -1 pads draws
+        with fewer jumps.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    width = int(counts.max()) if counts.size else 0
+    u = rng.uniform(size=(counts.size, width))
+    return _backward(np.ascontiguousarray(P), np.ascontiguousarray(E), counts, int(min_size), u)
+
+
+class SegmentModel:
+    """Priors of the segment model and its grid of shapes, scaled to the data.
+
+    Parameters
+    ----------
+    x, y : array, shape (n,)
+        Sorted inputs and observations, in the user's units.
+    min_size : int, default 3
+        Fewest nodes in a segment.
+    max_jumps : int, optional
+        Largest number of jumps considered (default ``min(20, max(2, n // 10))``, at most what
+        ``min_size`` allows).
+    n_lengthscales : int, default 8
+        Grid points of ℓ, geometrically spaced from ``min_lengthscale`` median node spacings
+        to twice the x-range.
+    ratios : sequence of float, default (0, 0.1, 0.3, 1, 3, 10)
+        Grid of r = σ_f/σ_n (0: a constant level plus noise in each segment).
+    level_sd : float, default 2.0
+        Prior sd of a segment's level, in units of sd(y) at the typical noise scale.
+    a0 : float, default 1.0
+        Shape of the inverse-gamma prior of σ²; its scale puts the prior's mode near the
+        noise variance estimated from first differences.
+    min_lengthscale : float, optional
+        Shortest ℓ of the grid, in median node spacings (default ``2 * min_size``): a smooth
+        part that bends within a segment's minimum length cannot be told from a jump, so
+        change that fast is left to the jumps.
+
+    Notes
+    -----
+    x is scaled to [0, 1] and y to zero mean and unit sd before anything is computed, and
+    the noise scale is estimated from the median squared first difference (at least a tenth
+    of their mean square), so the answer is the same in any units.
+    """
+
+    def __init__(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        *,
+        min_size: int = 3,
+        max_jumps: int | None = None,
+        n_lengthscales: int = 8,
+        ratios: tuple[float, ...] = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0),
+        level_sd: float = 2.0,
+        a0: float = 1.0,
+        min_lengthscale: float | None = None,
+    ) -> None:
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        n = len(x)
+        self.n = n
+        self.min_size = int(min_size)
+        largest = n // self.min_size - 1
+        if max_jumps is None:
+            max_jumps = min(20, max(2, n // 10))
+        self.max_jumps = int(max(0, min(max_jumps, largest)))
+        span = x[-1] - x[0]
+        self.x = (x - x[0]) / span
+        sd = y.std()
+        self.y_center, self.y_scale = float(y.mean()), float(sd if sd > 0 else 1.0)
+        self.y = (y - self.y_center) / self.y_scale
+        # noise variance from first differences, robust to jumps (median of chi²₁ is 0.4549);
+        # at least a tenth of their mean square, for series with many repeated values
+        d2 = np.diff(self.y) ** 2
+        v0 = max(float(np.median(d2)) / (2 * 0.4549), 0.1 * float(np.mean(d2)) / 2)
+        self.noise_var = max(v0, 1e-6)
+        self.a0 = float(a0)
+        self.b0 = self.a0 * self.noise_var
+        self.level_var = level_sd**2 / self.noise_var
+        spacing = np.diff(self.x)
+        h = float(np.median(spacing[spacing > 0])) if np.any(spacing > 0) else 1.0 / n
+        if min_lengthscale is None:
+            min_lengthscale = 2.0 * self.min_size
+        ells = np.geomspace(min_lengthscale * h, 2.0, n_lengthscales)
+        grid = [(1.0, 0.0, np.log(1.0 / len(ratios)))]  # ℓ is irrelevant when r = 0
+        for r in ratios:
+            if r > 0:
+                grid += [(ell, r, np.log(1.0 / len(ratios) / len(ells))) for ell in ells]
+        self.grid = grid
+
+    def evidence(self, lengthscale: float, ratio: float) -> np.ndarray:
+        """Segment log evidence ``P`` at one grid point (:func:`segment_evidence`).
+
+        A segment starts only where x increases: a jump lies between two distinct inputs,
+        never between repeated observations at one x.
+        """
+        P = segment_evidence(
+            self.x,
+            self.y,
+            lengthscale=lengthscale,
+            ratio=ratio,
+            level_var=self.level_var,
+            a0=self.a0,
+            b0=self.b0,
+            min_size=self.min_size,
+        )
+        P[1:][np.diff(self.x) == 0] = -np.inf
+        return P
+
+    def log_prior_counts(self) -> np.ndarray:
+        """log P(K = k) + log P(partition | K = k) for k = 0..max_jumps (uniform K).
+
+        The partitions of each K are counted by the same forward recursion as the evidence
+        (every allowed segment weighing 1), so ties in x and ``min_size`` are accounted for;
+        without ties the count is :func:`log_configurations`.
+        """
+        n = self.n
+        ones = np.full((n, n + 1), -np.inf)
+        sizes = np.arange(n + 1)[None, :] - np.arange(n)[:, None]
+        ones[sizes >= self.min_size] = 0.0
+        ones[1:][np.diff(self.x) == 0] = -np.inf
+        logc = partition_evidence(ones, self.max_jumps, self.min_size)[:, n]
+        return -np.log(self.max_jumps + 1) - logc
+
+    def count_evidence(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """log p(y, K = k, grid point g) for every g and k, and E per grid point.
+
+        Reports progress (:mod:`pymc_vsk.progress`) every tenth of the grid.
+
+        Returns
+        -------
+        logp : array, shape (n_grid, max_jumps + 1)
+        Es : list of array
+            :func:`partition_evidence` of each grid point.
+        """
+        prior_k = self.log_prior_counts()
+        logp = np.empty((len(self.grid), self.max_jumps + 1))
+        Es = []
+        step = max(1, len(self.grid) // 10)
+        for g, (ell, r, log_w) in enumerate(self.grid):
+            if g % step == 0:
+                detail(f"smooth-part shape {g + 1} of {len(self.grid)}")
+            E = partition_evidence(self.evidence(ell, r), self.max_jumps, self.min_size)
+            Es.append(E)
+            logp[g] = log_w + prior_k + E[:, self.n]
+        return logp, Es
+
+
+def normalise(logp: np.ndarray) -> np.ndarray:
+    """exp(logp - logsumexp(logp)): probabilities from log weights."""
+    return np.exp(logp - logsumexp(logp))

@@ -1,0 +1,328 @@
+"""The segment model's exact jump posterior: against brute force, scipy, and known truth."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.linalg import expm
+from scipy.special import logsumexp
+
+from pymc_vsk.cli import main
+from pymc_vsk.jumps import find_jumps
+from pymc_vsk.jumps.cli import NOT_CONVERGED
+from pymc_vsk.jumps.segments import (
+    SegmentModel,
+    log_configurations,
+    matern52_kernel,
+    matern52_transitions,
+    partition_evidence,
+    sample_partitions,
+    segment_evidence,
+    stationary_covariance,
+)
+from tests.conftest import seed, seeds
+
+PRIORS = dict(level_var=3.0, a0=1.5, b0=0.4, min_size=2)
+
+
+def test_transitions_are_the_matrix_exponential_and_keep_the_stationary_covariance():
+    ell = 0.37
+    lam = math.sqrt(5) / ell
+    F = np.array([[0, 1, 0], [0, 0, 1], [-(lam**3), -3 * lam**2, -3 * lam]])
+    dx = np.array([0.0, 1e-3, 0.05, 0.4, 3.0])
+    A, Q = matern52_transitions(dx, ell)
+    Pinf = stationary_covariance(ell)
+    for a, q, d in zip(A, Q, dx, strict=True):
+        np.testing.assert_allclose(a, expm(F * d), atol=1e-12)
+        np.testing.assert_allclose(a @ Pinf @ a.T + q, Pinf, atol=1e-10)
+    # the first state component has the Matérn 5/2 covariance: k(Δ) = [A(Δ) P∞]_00
+    np.testing.assert_allclose((A @ Pinf)[:, 0, 0], matern52_kernel(dx, 0.0, ell), rtol=1e-12)
+
+
+def test_segment_evidence_is_the_multivariate_t_density():
+    """P[i, j] against scipy: y ~ t_{2a0}(0, (b0/a0)·(κ² 11ᵀ + r² K + I)), irregular x, a tie."""
+    rng = np.random.default_rng(seed(1))
+    x = np.sort(np.r_[rng.uniform(0, 1, 11), 0.5, 0.5])
+    y = rng.normal(size=x.size)
+    ell, r = 0.2, 1.7
+    P = segment_evidence(x, y, lengthscale=ell, ratio=r, **PRIORS)
+    n = x.size
+    for i, j in [(0, n), (0, 2), (3, 9), (5, n), (n - 2, n)]:
+        xs, ys = x[i:j], y[i:j]
+        R = PRIORS["level_var"] + r**2 * matern52_kernel(xs, xs, ell) + np.eye(j - i)
+        shape = PRIORS["b0"] / PRIORS["a0"] * R
+        ref = stats.multivariate_t(loc=np.zeros(j - i), shape=shape, df=2 * PRIORS["a0"])
+        assert P[i, j] == pytest.approx(ref.logpdf(ys), rel=1e-10, abs=1e-10)
+    assert np.all(np.isneginf(P[0, :2])) and np.isneginf(P[4, 5])  # shorter than min_size
+
+
+def partitions(n: int, k: int, m: int):
+    """Every increasing tuple of k cuts leaving runs of at least m nodes."""
+    for cuts in itertools.combinations(range(1, n), k):
+        edges = (0, *cuts, n)
+        if min(b - a for a, b in itertools.pairwise(edges)) >= m:
+            yield edges
+
+
+def test_partition_evidence_and_counts_are_the_sums_over_every_partition():
+    rng = np.random.default_rng(seed(2))
+    n, m = 11, 2
+    P = segment_evidence(
+        np.arange(n) / n,
+        rng.normal(size=n),
+        lengthscale=0.3,
+        ratio=0.5,
+        **{**PRIORS, "min_size": m},
+    )
+    E = partition_evidence(P, 3, m)
+    for k in range(4):
+        terms = [sum(P[a, b] for a, b in itertools.pairwise(e)) for e in partitions(n, k, m)]
+        assert E[k, n] == pytest.approx(logsumexp(terms), rel=1e-12)
+        assert math.exp(log_configurations(n, k, m)) == pytest.approx(len(terms))
+    assert log_configurations(5, 2, 2) == -np.inf
+
+
+def test_sampled_partitions_have_the_exact_probabilities():
+    rng = np.random.default_rng(seed(3))
+    n, m, k = 9, 2, 2
+    y = np.r_[np.zeros(4), 2 * np.ones(5)] + 0.5 * rng.normal(size=n)
+    P = segment_evidence(
+        np.arange(n) / n, y, lengthscale=0.3, ratio=0.5, **{**PRIORS, "min_size": m}
+    )
+    E = partition_evidence(P, k, m)
+    configs = list(partitions(n, k, m))
+    logw = np.array([sum(P[a, b] for a, b in itertools.pairwise(e)) for e in configs])
+    exact = np.exp(logw - logsumexp(logw))
+    draws = sample_partitions(P, E, np.full(40_000, k), m, rng)
+    index = {e[1:-1]: i for i, e in enumerate(configs)}
+    freq = np.bincount([index[tuple(d)] for d in draws], minlength=len(configs)) / len(draws)
+    # binomial sd ≤ 0.0025 at 40 000 draws: 0.012 is more than 4.5 sd
+    np.testing.assert_allclose(freq, exact, atol=0.012)
+
+
+# -- what the posterior says about data with known truth ------------------------------------
+@pytest.mark.parametrize("kind", ["noise", "smooth"])
+def test_no_jump_gives_zero_jumps_with_high_probability(kind):
+    """80 noisy values without a jump: K = 0 in at least 5 of 6 series, mean P(K = 0) > 0.6.
+
+    Measured over 20 seeds: P(K = 0) 0.24–0.90 (mean 0.77) on white noise, where 1 series in
+    20 got K = 2; 0.53–0.95 (mean 0.84) on a sine, always K = 0. One failure in six is allowed
+    (about 3 % of seed offsets would see two) and the mean is 2.8 of its sds above 0.6.
+    """
+    p0, counts = [], []
+    for s in seeds(*range(10, 16)):
+        rng = np.random.default_rng(s)
+        x = np.sort(rng.uniform(0, 100, 80))
+        base = 0.0 if kind == "noise" else 2.0 * np.sin(x / 12)
+        post = find_jumps(x, base + 0.5 * rng.normal(size=80), draws=100, chains=2)
+        p0.append(post.p_n_jumps[0])
+        counts.append(post.n_jumps)
+    assert counts.count(0) >= 5, counts
+    assert np.mean(p0) > 0.6, p0
+
+
+def test_one_jump_is_located_to_its_gap():
+    """A shift of 4.8 noise sds: the jump sits in its gap, narrowly.
+
+    With a shift of 3.2 sds, over 19 seed offsets P(K = 0) reached 0.19, a second, spurious
+    jump was reported at 2, and the hull of the 94 % gaps spread over 25 years at 2 (its mass
+    shared with spurious places); at 4.8 sds the location is sharp. The true jump is checked,
+    whatever the count (the segment model's rate of spurious jumps is a few per cent).
+    """
+    rng = np.random.default_rng(seed(11))
+    x = np.arange(1950.0, 2030.0)
+    y = 10 + 1.2 * (x >= 1987) + 0.25 * rng.normal(size=x.size)
+    post = find_jumps(x, y, draws=250, chains=2)
+    assert post.p_n_jumps[0] < 0.4
+    assert post.n_jumps >= 1
+    jump = min(post.jumps, key=lambda j: abs(j.location - 1986.5))
+    assert jump.location == pytest.approx(1986.5, abs=1.01)
+    lo, hi = jump.interval
+    assert lo <= 1986.5 <= hi and hi - lo <= 8
+    assert jump.probability > 0.9
+
+
+def test_three_jumps_are_all_found():
+    """Each of three shifts (1.7–5 noise sds) is reported within 2 of its gap.
+
+    Over 15 seed offsets one or two spurious jumps came on top at 2; at most 2 are allowed.
+    """
+    rng = np.random.default_rng(seed(12))
+    x = np.arange(150.0)
+    truth = [40, 75, 115]
+    level = np.select([x < 40, x < 75, x < 115], [0.0, 1.5, -0.5], 1.0)
+    post = find_jumps(x, level + 0.3 * rng.normal(size=x.size), draws=250, chains=2)
+    assert 3 <= post.n_jumps <= 5
+    for t in truth:
+        jump = min(post.jumps, key=lambda j: abs(j.location - (t - 0.5)))
+        assert abs(jump.location - (t - 0.5)) <= 2.0
+        assert jump.interval[0] <= t - 0.5 <= jump.interval[1]
+
+
+def test_a_jump_near_the_end_is_found():
+    rng = np.random.default_rng(seed(13))
+    x = np.arange(60.0)
+    y = 1.5 * (x >= 55) + 0.3 * rng.normal(size=60)
+    post = find_jumps(x, y, draws=250, chains=2)
+    assert post.n_jumps >= 1  # a spurious second jump came at 1 of 19 seed offsets
+    assert min(abs(j.location - 54.5) for j in post.jumps) <= 1.0
+
+
+def test_same_answer_in_any_units():
+    rng = np.random.default_rng(seed(14))
+    x = np.sort(rng.uniform(0, 1, 70))
+    y = np.sin(3 * x) + 1.0 * (x > 0.6) + 0.2 * rng.normal(size=70)
+    base = find_jumps(x, y, draws=100, chains=2)
+    for a, b, c, d in [(1e-6, 3.0, 1e5, -2.0), (1e4, -7e4, 1e-4, 1.0)]:
+        other = find_jumps(a * x + b, c * y + d, draws=100, chains=2)
+        np.testing.assert_allclose(other.p_n_jumps, base.p_n_jumps, rtol=1e-6, atol=1e-10)
+        for j0, j1 in zip(base.jumps, other.jumps, strict=True):
+            assert j1.location == pytest.approx(a * j0.location + b, rel=1e-9, abs=1e-9 * abs(b))
+            assert j1.probability == pytest.approx(j0.probability)
+
+
+def test_fixed_count_and_its_errors():
+    rng = np.random.default_rng(seed(15))
+    x = np.arange(30.0)
+    y = rng.normal(size=30)
+    post = find_jumps(x, y, n_jumps=2, draws=100, chains=2)
+    assert post.n_jumps == 2 and len(post.jumps) == 2 and post.p_n_jumps[2] == 1.0
+    with pytest.raises(ValueError, match="10 jumps need at least 33 observations"):
+        find_jumps(x, y, n_jumps=10)
+    with pytest.raises(ValueError, match="must be finite"):
+        find_jumps(x, np.r_[y[:-1], np.nan])
+    with pytest.raises(ValueError, match="30 values and y 29"):
+        find_jumps(x, y[:-1])
+    with pytest.raises(ValueError, match="single distinct value"):
+        find_jumps(np.ones(30), y)
+
+
+def test_model_scales_priors_to_the_data():
+    rng = np.random.default_rng(seed(16))
+    y = 1e3 + 1e2 * rng.normal(size=50)
+    model = SegmentModel(np.arange(50.0) * 7, y)
+    assert model.y.std() == pytest.approx(1.0) and abs(model.y.mean()) < 1e-12
+    assert model.x[0] == 0.0 and model.x[-1] == 1.0
+    assert 0.3 < model.noise_var < 3.0  # white noise: the noise is the whole variance
+    assert model.max_jumps == 5
+
+
+# -- the command ------------------------------------------------------------------------------
+def write_series(tmp_path, x, y, name="series.csv"):
+    path = tmp_path / name
+    path.write_text(
+        "index,value\n" + "".join(f"{a:.17g},{b:.17g}\n" for a, b in zip(x, y, strict=False))
+    )
+    return path
+
+
+def test_command_writes_the_json_contract_and_exits_0(tmp_path, capsys):
+    """Default draws (4 × 1000): the diagnostics pass (4 × 200 draws did not at 1 of 19 seed
+    offsets: rank-normalised ESS of a location with most mass on one gap was 272)."""
+    rng = np.random.default_rng(seed(20))
+    x = np.arange(70.0)
+    y = 5 - 2.0 * (x >= 30) + 0.5 * rng.normal(size=70)
+    out = tmp_path / "out" / "jumps.json"
+    status = main(
+        [
+            "detect-jumps",
+            str(write_series(tmp_path, x, y)),
+            "--x",
+            "index",
+            "--y",
+            "value",
+            "--json",
+            str(out),
+            "--plot",
+            str(tmp_path / "fig.png"),
+            "--seed",
+            "1",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    answer = json.loads(out.read_text())
+    assert set(answer) == {"n_jumps", "p_n_jumps", "jumps", "diagnostics"}
+    # about 1 series in 30 of this kind gets a spurious second jump: the contract is checked
+    # on whatever count comes out, the true jump on the jump nearest to it
+    assert answer["n_jumps"] == len(answer["jumps"]) >= 1
+    assert sum(answer["p_n_jumps"].values()) == pytest.approx(1.0)
+    assert all(isinstance(k, str) and k.isdigit() for k in answer["p_n_jumps"])
+    for jump in answer["jumps"]:
+        assert set(jump) == {"location", "interval", "probability"}
+        assert jump["interval"][0] <= jump["location"] <= jump["interval"][1]
+        assert 0.0 <= jump["probability"] <= 1.0
+    jump = min(answer["jumps"], key=lambda j: abs(j["location"] - 29.5))
+    # measured over 30 seeds: location 28.5–30.5, probability 0.93–1.0 when one jump is
+    # reported, down to 0.73 at 8 seed offsets (where a second jump takes some of the mass)
+    assert abs(jump["location"] - 29.5) <= 1.0 and jump["probability"] > 0.5
+    diag = answer["diagnostics"]
+    assert set(diag) == {"max_rhat", "min_ess_bulk", "divergences"}
+    assert diag["max_rhat"] <= 1.01 and diag["min_ess_bulk"] >= 400 and diag["divergences"] == 0
+    assert f"number of jumps: {answer['n_jumps']}" in captured.out
+    assert "exact posterior" in captured.err  # progress on stderr
+
+
+def test_command_quiet_and_not_converged_status(tmp_path, capsys):
+    rng = np.random.default_rng(seed(21))
+    x = np.arange(40.0)
+    path = write_series(tmp_path, x, (x >= 20) + 0.3 * rng.normal(size=40))
+    args = [
+        "detect-jumps",
+        str(path),
+        "--x",
+        "index",
+        "--y",
+        "value",
+        "--plot",
+        str(tmp_path / "f.png"),
+    ]
+    status = main([*args, "--draws", "20", "--chains", "2", "--quiet"])
+    err = capsys.readouterr().err
+    assert status == NOT_CONVERGED
+    assert "did not pass the diagnostics" in err and "more --draws" in err
+    assert err.count("\n") == 1  # --quiet: only the verdict
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--method", "smooth"], "give --jumps K"),
+        (["--target-accept", "0.9"], "--target-accept tunes NUTS"),
+        (["--lower", "3"], "--lower/--upper bound the location prior"),
+    ],
+)
+def test_command_rejects_options_that_do_not_apply(tmp_path, capsys, extra, message):
+    path = write_series(tmp_path, np.arange(20.0), np.arange(20.0) % 3)
+    status = main(["detect-jumps", str(path), "--x", "index", "--y", "value", *extra])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err
+
+
+def test_repeated_values_and_tied_inputs_are_handled():
+    """Counts with runs of equal values (the median first difference is 0) and tied x."""
+    rng = np.random.default_rng(seed(17))
+    y = np.r_[rng.poisson(0.3, 40), rng.poisson(4.0, 40)].astype(float)
+    x = np.repeat(np.arange(40.0), 2)  # two observations per x
+    post = find_jumps(x, y, draws=200, chains=2)
+    assert post.model.noise_var > 0.01
+    assert post.p_n_jumps[0] < 1e-3
+    # a second, spurious jump in the many zeros came up at 1 of 8 seed offsets
+    assert 1 <= post.n_jumps <= 2
+    assert min(abs(j.location - 19.5) for j in post.jumps) <= 1.0
+
+
+def test_prior_counts_are_the_closed_form_without_ties_and_skip_cuts_inside_ties():
+    x = np.arange(30.0)
+    model = SegmentModel(x, np.sin(x), max_jumps=4)
+    closed = [log_configurations(30, k, 3) for k in range(5)]
+    np.testing.assert_allclose(-model.log_prior_counts() - np.log(5), closed, rtol=1e-12)
+    tied = SegmentModel(np.repeat(np.arange(10.0), 3), np.sin(np.arange(30.0)), max_jumps=2)
+    # cuts only between the 10 distinct x values, every run ≥ 3 observations: 9 and C(9, 2)
+    counts = np.exp(-tied.log_prior_counts() - np.log(3))
+    np.testing.assert_allclose(counts, [1, 9, 36])
