@@ -4,8 +4,8 @@ Both follow van den Burg and Williams, *An evaluation of change point detection 
 (2020): change points are indices (the first observation of a new segment), the start of the
 series counts as a change point in every set, several annotators may mark the same series,
 precision is taken against the union of their marks and recall averaged over them; covering
-averages, over annotators, Σ_A |A| max_A' J(A, A') / n over the annotated segments A, J the
-Jaccard index, A' the predicted segments.
+averages, over annotators, ``Σ_A |A| max_A' J(A, A') / n`` over the annotated segments A, J
+the Jaccard index, A' the predicted segments.
 """
 
 from __future__ import annotations
