@@ -324,11 +324,17 @@ def announce_compilation() -> None:
     (:func:`pymc_vsk.caching.cached`). A top-level compilation that lasts longer than
     :data:`COMPILE_DELAY` seconds reports ``compiling the model (once) …`` then, and
     ``compiled in … s`` when it ends; loading compiled code from PyTensor's cache is not a
-    compilation and reports nothing. Without Numba this does nothing.
+    compilation and reports nothing. Until Numba has been imported (by a Numba compilation,
+    a sampler, ...) this does nothing and is asked again at the next compiled function, so a
+    fit on the Python path never imports Numba.
     """
     global _announcer
     with _announcer_lock:
         if _announcer is not None:
+            return
+        if "numba" not in sys.modules:
+            # nothing has compiled with Numba yet: do not import it for a fit that runs on the
+            # Python path; the next compiled function built asks again
             return
         try:
             from numba.core import event
