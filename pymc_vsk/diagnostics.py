@@ -50,6 +50,14 @@ class Diagnostics:
         """True when no threshold failed."""
         return not self.problems
 
+    def as_dict(self) -> dict:
+        """``{"max_rhat", "min_ess_bulk", "divergences"}`` as plain numbers (for JSON)."""
+        return {
+            "max_rhat": float(self.table["r_hat"].max()),
+            "min_ess_bulk": float(self.table["ess_bulk"].min()),
+            "divergences": int(self.divergences),
+        }
+
     def __str__(self) -> str:
         lines = [self.table.to_string(), f"divergences: {self.divergences} of {self.n_samples}"]
         lines += [f"problem: {p}" for p in self.problems] or ["no problems found"]

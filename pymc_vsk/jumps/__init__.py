@@ -10,9 +10,29 @@ summarises where their jumps are, :func:`select_jump_count` compares such models
 :mod:`pymc_vsk.jumps.cli` is the ``pymc-vsk detect-jumps`` command.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from pymc_vsk.jumps import models
-from pymc_vsk.jumps.detection import Jump, JumpPosterior, find_jumps
 from pymc_vsk.jumps.models import *  # noqa: F403 (the names of models.__all__)
 from pymc_vsk.jumps.selection import select_jump_count
 
+if TYPE_CHECKING:
+    from pymc_vsk.jumps.detection import Jump, JumpPosterior, find_jumps
+
+#: Names of :mod:`pymc_vsk.jumps.detection`, imported on first use: it compiles with Numba,
+#: which the NUTS models and the command line's start need not import.
+_DETECTION = ("Jump", "JumpPosterior", "find_jumps")
+
 __all__ = [*models.__all__, "Jump", "JumpPosterior", "find_jumps", "select_jump_count"]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the names of :mod:`pymc_vsk.jumps.detection` on first use (PEP 562)."""
+    if name not in _DETECTION:
+        raise AttributeError(f"module 'pymc_vsk.jumps' has no attribute {name!r}")
+    value = getattr(importlib.import_module("pymc_vsk.jumps.detection"), name)
+    globals()[name] = value
+    return value

@@ -29,6 +29,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,6 @@ from pymc_vsk.arguments import (
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
-from pymc_vsk.jumps.detection import JumpPosterior, find_jumps
 from pymc_vsk.jumps.models import (
     LocationPosterior,
     MarginalJumpGP,
@@ -56,6 +56,9 @@ from pymc_vsk.jumps.models import (
 from pymc_vsk.models import node_scales
 from pymc_vsk.prediction import Prediction, predict
 from pymc_vsk.progress import bars, report
+
+if TYPE_CHECKING:
+    from pymc_vsk.jumps.detection import JumpPosterior
 
 __all__ = [
     "NOT_CONVERGED",
@@ -401,7 +404,6 @@ class Detection:
         The number of jumps is fixed, so ``p_n_jumps`` puts probability 1 on it and each
         jump's ``probability`` is 1; ``interval`` is the hull of its ``prob`` credible gaps.
         """
-        table = self.diagnostics.table
         jumps = []
         for loc in self.locations:
             lo, hi = loc.interval(prob)
@@ -412,11 +414,7 @@ class Detection:
             "n_jumps": len(self.locations),
             "p_n_jumps": {str(len(self.locations)): 1.0},
             "jumps": jumps,
-            "diagnostics": {
-                "max_rhat": float(table["r_hat"].max()),
-                "min_ess_bulk": float(table["ess_bulk"].min()),
-                "divergences": int(self.diagnostics.divergences),
-            },
+            "diagnostics": self.diagnostics.as_dict(),
         }
 
     def predict(self, xnew: np.ndarray, max_draws: int = 200) -> Prediction:
@@ -751,6 +749,8 @@ def main(args: argparse.Namespace) -> int:
         else:
             what = "every number of jumps" if args.jumps is None else f"{args.jumps} jump(s)"
             report(f"{len(x)} observations: exact posterior over {what}")
+            from pymc_vsk.jumps.detection import find_jumps  # Numba: imported when used
+
             try:
                 result = find_jumps(
                     x,

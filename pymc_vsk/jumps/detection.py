@@ -115,16 +115,11 @@ class JumpPosterior:
             ``{"n_jumps", "p_n_jumps": {"0": p, ...}, "jumps": [...], "diagnostics":
             {"max_rhat", "min_ess_bulk", "divergences"}}``.
         """
-        table = self.diagnostics.table
         return {
             "n_jumps": int(self.n_jumps),
             "p_n_jumps": {str(k): float(p) for k, p in enumerate(self.p_n_jumps)},
             "jumps": [j.as_dict() for j in self.jumps],
-            "diagnostics": {
-                "max_rhat": float(table["r_hat"].max()),
-                "min_ess_bulk": float(table["ess_bulk"].min()),
-                "divergences": int(self.diagnostics.divergences),
-            },
+            "diagnostics": self.diagnostics.as_dict(),
         }
 
     def summary(self) -> str:
@@ -252,23 +247,23 @@ def find_jumps(
     g_all, k_all = np.unravel_index(
         rng.choice(flat.size, size=total, p=flat / flat.sum()), logp.shape
     )
-    cuts_all = _draw(model, Es, g_all, k_all, rng)
-    if n_jumps is not None:
-        k_hat = int(n_jumps)
-    elif decision == "mode":
-        k_hat = int(np.argmax(p_k))
-    elif decision == "f1":
-        k_hat = _best_f1_count(cuts_all, k_all, p_k, margin)
-    else:
+    if decision not in ("mode", "f1"):
         raise ValueError(f"decision must be 'f1' or 'mode'; got {decision!r}.")
-    # draws given the decided count
-    cond = np.exp(logp[:, k_hat] - logsumexp(logp[:, k_hat]))
-    g_cond = rng.choice(len(cond), size=total, p=cond / cond.sum())
-    cuts_cond = _draw(model, Es, g_cond, np.full(total, k_hat), rng)
+    if n_jumps is not None or decision == "mode":
+        # the count is known before any draw: one pass over the shapes draws both sets
+        k_hat = int(np.argmax(p_k)) if n_jumps is None else int(n_jumps)
+        g_cond = _shapes_given(logp, k_hat, total, rng)
+        both = _draw(model, Es, np.r_[g_all, g_cond], np.r_[k_all, np.full(total, k_hat)], rng)
+        cuts_all, cuts_cond = both[:total], both[total:, :k_hat]
+    else:
+        cuts_all = _draw(model, Es, g_all, k_all, rng)
+        k_hat = _best_f1_count(cuts_all, k_all, p_k, margin)
+        g_cond = _shapes_given(logp, k_hat, total, rng)
+        cuts_cond = _draw(model, Es, g_cond, np.full(total, k_hat), rng)
     mids = 0.5 * (x[:-1] + x[1:])  # cut c (first node of a segment) -> gap c - 1
     locs = mids[cuts_cond - 1] if k_hat else np.empty((total, 0))
     all_locs = np.where(cuts_all > 0, mids[np.maximum(cuts_all, 1) - 1], np.nan)
-    jumps = [_describe(locs[:, k], all_locs, x) for k in range(k_hat)]
+    jumps = [_describe(locs[:, k], all_locs, x, mids) for k in range(k_hat)]
     span = x[-1] - x[0]
     ell = np.array([model.grid[g][0] for g in g_all]) * span
     ratio = np.array([model.grid[g][1] for g in g_all])
@@ -283,6 +278,12 @@ def find_jumps(
     return JumpPosterior(x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp)
 
 
+def _shapes_given(logp: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws of the shape (grid point) given K = k: ``P(g | y, K = k)``."""
+    cond = np.exp(logp[:, k] - logsumexp(logp[:, k]))
+    return rng.choice(len(cond), size=size, p=cond / cond.sum())
+
+
 def _draw(
     model: SegmentModel,
     Es: list[np.ndarray],
@@ -290,7 +291,10 @@ def _draw(
     counts: np.ndarray,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """Exact partitions for draws of (shape, count); -1 pads draws with fewer jumps."""
+    """Exact partitions for draws of (shape, count); -1 pads draws with fewer jumps.
+
+    The segment evidence of each shape is computed once, for all the draws that use it.
+    """
     width = int(counts.max()) if counts.size else 0
     cuts = np.full((counts.size, width), -1, dtype=int)
     for g in np.unique(shapes):
@@ -345,16 +349,18 @@ def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.
     return x, y
 
 
-def _describe(locs: np.ndarray, all_locs: np.ndarray, x: np.ndarray) -> Jump:
-    """Median, credible hull and existence probability of one jump's location draws."""
+def _describe(locs: np.ndarray, all_locs: np.ndarray, x: np.ndarray, mids: np.ndarray) -> Jump:
+    """Median, credible hull and existence probability of one jump's location draws.
+
+    The draws are gap midpoints ``mids``; the gap of midpoint ``mids[i]`` is (x[i], x[i+1]].
+    """
     gaps, counts = np.unique(locs, return_counts=True)
     probs = counts / counts.sum()
     order = np.argsort(-probs, kind="stable")
     need = np.searchsorted(np.cumsum(probs[order]), PROB) + 1
     chosen = np.sort(gaps[order[:need]])
-    lo_gap = np.searchsorted(0.5 * (x[:-1] + x[1:]), chosen[0])
-    hi_gap = np.searchsorted(0.5 * (x[:-1] + x[1:]), chosen[-1])
-    lo, hi = float(x[lo_gap]), float(x[hi_gap + 1])
+    first, last = np.searchsorted(mids, chosen[[0, -1]])
+    lo, hi = float(x[first]), float(x[last + 1])
     inside = np.mean(np.any((all_locs >= lo) & (all_locs <= hi), axis=1))
     return Jump(float(np.median(locs)), (lo, hi), float(inside), gaps, probs)
 
@@ -391,7 +397,7 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
     g = int(np.argmax(logsumexp(post.log_evidence, axis=1)))
     ell, r, _ = model.grid[g]
     span = post.x[-1] - post.x[0]
-    xs = (post.x - post.x[0]) / span
+    xs = model.x  # the inputs scaled to [0, 1], as the model sees them
     xn = (xnew - post.x[0]) / span
     edges = [-np.inf, *[(j.location - post.x[0]) / span for j in post.jumps], np.inf]
     mean = np.empty_like(xn)

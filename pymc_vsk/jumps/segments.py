@@ -35,7 +35,7 @@ import math
 
 import numba
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 from pymc_vsk.progress import detail
 
@@ -494,8 +494,3 @@ class SegmentModel:
             Es.append(E)
             logp[g] = log_w + prior_k + E[:, self.n]
         return logp, Es
-
-
-def normalise(logp: np.ndarray) -> np.ndarray:
-    """exp(logp - logsumexp(logp)): probabilities from log weights."""
-    return np.exp(logp - logsumexp(logp))
