@@ -18,6 +18,30 @@ Real series, with where their change points come from:
 * Mauna Loa CO₂, weekly 1958–2001 (statsmodels, missing weeks dropped; 2 225 points): trend
   and season, no documented change point.
 
+Transcribed into ``benchmarks/data`` from R packages (GPL; the values as published there):
+
+* ``uk_driver_deaths``: car drivers killed or seriously injured in Great Britain, monthly
+  1969–1984 (R ``datasets::UKDriverDeaths``); the compulsory seat-belt law of 31 January
+  1983 (Harvey and Durbin, 1986); a second annotation adds December 1973, the oil crisis and
+  its speed limits (the breaks dated by Zeileis et al., 2003, in ``strucchange``).
+* ``seatbelts_front``: front-seat passengers killed or seriously injured, same months and law
+  (``datasets::Seatbelts``, column ``front``).
+* ``presidents``: quarterly approval rating of the US president, 1945–1974, missing quarters
+  dropped (``datasets::presidents``); the four changes of president (Eisenhower 1953Q1,
+  Kennedy 1961Q1, Johnson 1963Q4, Nixon 1969Q1).
+* ``coal_disasters``: explosions in British coal mines killing ten or more, counted per year
+  1851–1962 (``boot::coal``); the fall of the rate dated 1890–1891 (Raftery and Akman, 1986;
+  two annotations).
+* ``melsyd_economy``: weekly economy-class passengers on Ansett's Melbourne–Sydney flights,
+  1987–1992 (``fpp2::melsyd``, one missing week dropped); the 1989 pilots' dispute (no
+  passengers, weeks 112–119) and the 1992 trial that replaced economy seats by business
+  class (weeks 247–259), as described by Hyndman and Athanasopoulos, *Forecasting:
+  Principles and Practice*, 2nd ed., section 2.2.
+* ``boston_marathon``: winning times of the Boston marathon, 1897–2016 (``fpp2::marathon``);
+  the course was lengthened to the full marathon distance in 1924.
+* ``lynx``: Canadian lynx trappings 1821–1934 (``datasets::lynx``): cycles, no documented
+  change point.
+
 Synthetic series (``--synthetic N`` of them, seeded): n in {50, 100, 200, 400}, 0–5 jumps
 at least max(8, n/15) apart, jump sizes 1.5–4 noise sds, on a flat, trending, seasonal or
 wiggly smooth part; plus (``--large``) a wiggly series of 600 points with 4 jumps and one of
@@ -42,6 +66,21 @@ import ruptures as rpt
 
 from pymc_vsk.jumps import find_jumps
 from pymc_vsk.jumps.scores import covering, f1_score
+
+DATA = Path(__file__).resolve().parent / "data"
+
+#: Series transcribed into ``benchmarks/data`` (file, x column, y column, change dates of each
+#: annotator, in x units; each date is the first x of a new segment). Sources in the module
+#: docstring.
+TRANSCRIBED: list[tuple[str, str, str, list[list[float]]]] = [
+    ("uk_driver_deaths", "time", "deaths", [[1983 + 1 / 12], [1973 + 11 / 12, 1983 + 1 / 12]]),
+    ("seatbelts_front", "time", "front", [[1983 + 1 / 12]]),
+    ("presidents", "time", "approval", [[1953.0, 1961.0, 1963.75, 1969.0]]),
+    ("coal_disasters", "year", "disasters", [[1891.0], [1890.0]]),
+    ("melsyd_economy", "week", "economy", [[112.0, 120.0, 247.0, 260.0]]),
+    ("boston_marathon", "year", "minutes", [[1924.0]]),
+    ("lynx", "year", "trapped", [[]]),
+]
 
 
 @dataclass
@@ -75,6 +114,11 @@ def real_series() -> list[Series]:
     co2 = sm.datasets.co2.load_pandas().data.dropna()
     days = (co2.index - co2.index[0]).days.to_numpy(float)
     out.append(Series("co2", 1958.2 + days / 365.25, co2["co2"].to_numpy(float), [[]]))
+    for name, xcol, ycol, dates in TRANSCRIBED:
+        frame = pd.read_csv(DATA / f"{name}.csv").dropna(subset=[ycol])
+        x = frame[xcol].to_numpy(float)
+        marks = [[int(np.searchsorted(x, d - 1e-3)) for d in annotator] for annotator in dates]
+        out.append(Series(name, x, frame[ycol].to_numpy(float), marks))
     return out
 
 
@@ -150,6 +194,10 @@ def run(series: Series, draws: int, chains: int, options: dict | None = None) ->
     found = [int(np.searchsorted(series.x, j.location)) for j in post.jumps]
     row["k_vsk"] = post.n_jumps
     row["p_k_vsk"] = float(post.p_n_jumps[post.n_jumps])
+    p0 = float(post.p_n_jumps[0])
+    row["log_odds_jump"] = (
+        float(np.log1p(-p0) - np.log(p0)) if 0 < p0 < 1 else np.copysign(np.inf, 0.5 - p0)
+    )
     row["f1_vsk"], row["cover_vsk"] = score(series, found)
     diag = post.as_dict()["diagnostics"]
     row["max_rhat"], row["min_ess_bulk"] = diag["max_rhat"], diag["min_ess_bulk"]
@@ -173,6 +221,13 @@ def summarise(table: pd.DataFrame) -> str:
         means = part[cols].mean()
         lines.append(
             f"{kind:9s} ({len(part):3d} series)  " + "  ".join(f"{c} {means[c]:.3f}" for c in cols)
+        )
+    for has, part in table.groupby(table["true_k"] > 0):
+        odds = part["log_odds_jump"]
+        lines.append(
+            f"log P(K > 0 | y) / P(K = 0 | y) on the {len(part)} series "
+            f"{'with' if has else 'without'} a change: median {odds.median():.1f}, "
+            f"range {odds.min():.1f} to {odds.max():.1f}"
         )
     ok = int(((table["max_rhat"] <= 1.01) & (table["min_ess_bulk"] >= 400)).sum())
     times = table["time_vsk"]

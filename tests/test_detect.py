@@ -185,7 +185,27 @@ def test_same_column_for_x_and_y(tmp_path, capsys):
 def test_bad_value_names_line_and_column(tmp_path, capsys, cell, pattern):
     text = GOOD.replace("0.4,3.1,f", f"0.4,{cell},f")
     patterns = [r"line 7, column 'v'", pattern] if pattern else [r"line 7: 4 field\(s\)"]
-    assert_input_error(capsys, [write(tmp_path, text), "--x", "t", "--y", "v"], *patterns)
+    missing = cell in ("", "NA", "nan")
+    # a missing y leaves its row out (next test); a missing x is an error, as is any y
+    # without drop_missing
+    argv = [write(tmp_path, text), "--x", "v", "--y", "t"] if missing else None
+    if missing:
+        assert_input_error(capsys, argv, r"line 7, column 'v'", pattern)
+        with pytest.raises(InputError, match=pattern):
+            read_xy(write(tmp_path, text), "t", "v", drop_missing=False)
+    else:
+        assert_input_error(capsys, [write(tmp_path, text), "--x", "t", "--y", "v"], *patterns)
+
+
+def test_rows_without_a_y_are_left_out_with_a_notice(tmp_path, capsys):
+    text = GOOD.replace("0.4,3.1,f", "0.4,NA,f").replace("0.1,1.0,b", "0.1,,b")
+    x, y = read_xy(write(tmp_path, text + "0.7,3.2,g\n0.8,2.8,h\n"), "t", "v")
+    np.testing.assert_array_equal(x, [0.2, 0.3, 0.5, 0.6, 0.7, 0.8])
+    np.testing.assert_array_equal(y, [1.2, 1.5, 2.9, 3.0, 3.2, 2.8])
+    err = capsys.readouterr().err
+    assert "left out 2 row(s) without a value in column 'v' (line(s) 3, 7)" in err
+    with pytest.raises(InputError, match=r"has 4 data row\(s\) with a value; at least 6"):
+        read_xy(write(tmp_path, text), "t", "v")
 
 
 def test_too_few_rows_for_the_number_of_jumps(tmp_path, capsys):
@@ -193,7 +213,7 @@ def test_too_few_rows_for_the_number_of_jumps(tmp_path, capsys):
     assert_input_error(
         capsys,
         [path, "--x", "t", "--y", "v", "--jumps", "2"],
-        r"has 6 data row\(s\); at least 9 are needed",
+        r"has 6 data row\(s\) with a value; at least 9 are needed",
     )
     assert_input_error(
         capsys, [write(tmp_path, "t,v\n", "h.csv"), "--x", "t", "--y", "v"], "0 data"

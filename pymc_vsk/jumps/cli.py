@@ -93,11 +93,18 @@ class InputError(ValueError):
 
 # -- reading ----------------------------------------------------------------------------------
 def read_xy(
-    path: str | Path, x: str, y: str, *, min_rows: int = 2 * MIN_ROWS_PER_SEGMENT
+    path: str | Path,
+    x: str,
+    y: str,
+    *,
+    min_rows: int = 2 * MIN_ROWS_PER_SEGMENT,
+    drop_missing: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Read the numeric columns ``x`` and ``y`` of a CSV file with a header row, sorted by x.
 
-    Blank lines are skipped; other columns may hold anything.
+    Blank lines are skipped; other columns may hold anything. Rows whose ``y`` is missing
+    (an empty cell or a marker such as ``NA``) are left out, and a notice on stderr says
+    how many and on which lines: a series with gaps is analysed on the values it has.
 
     Parameters
     ----------
@@ -106,7 +113,9 @@ def read_xy(
     x, y : str
         Column names (exact, after stripping surrounding blanks).
     min_rows : int, default 6
-        Fewest data rows accepted.
+        Fewest data rows accepted (after leaving out the rows without a ``y``).
+    drop_missing : bool, default True
+        Leave out rows whose ``y`` is missing; ``False`` makes them an error.
 
     Returns
     -------
@@ -147,9 +156,21 @@ def read_xy(
                 "every row needs one value per column (look for missing or extra commas, and "
                 "quote values that contain commas)."
             )
+    if drop_missing:
+        text = data[index[y]].str.strip().str.lower()
+        gone = text.isin(MISSING) | data[index[y]].isna()
+        if gone.any():
+            lines = [str(line) for line in data.index[gone.to_numpy()]]
+            shown = ", ".join(lines[:10]) + (", …" if len(lines) > 10 else "")
+            print(
+                f"{path}: left out {len(lines)} row(s) without a value in column {y!r} "
+                f"(line(s) {shown}).",
+                file=sys.stderr,
+            )
+            data = data[~gone.to_numpy()]
     if len(data) < min_rows:
         raise InputError(
-            f"{path} has {len(data)} data row(s); at least {min_rows} are needed "
+            f"{path} has {len(data)} data row(s) with a value; at least {min_rows} are needed "
             f"({MIN_ROWS_PER_SEGMENT} per segment between jumps)."
         )
     values = {name: _numbers(path, name, data[index[name]]) for name in (x, y)}

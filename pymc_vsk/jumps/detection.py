@@ -196,7 +196,7 @@ def find_jumps(
         in the expected F1 score.
     **options
         Priors and grid of :class:`~pymc_vsk.jumps.segments.SegmentModel` (``level_sd``,
-        ``a0``, ``n_lengthscales``, ``min_lengthscale``, ``ratios``).
+        ``slope_sd``, ``a0``, ``n_lengthscales``, ``min_lengthscale``, ``ratios``).
 
     Returns
     -------
@@ -408,15 +408,27 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
         if not np.any(new) or not np.any(seg):
             continue
         ys = model.y[seg]
-        R = model.level_var + r**2 * matern52_kernel(xs[seg], xs[seg], ell) + np.eye(seg.sum())
-        Ks = model.level_var + r**2 * matern52_kernel(xn[new], xs[seg], ell)
+        x0 = xs[seg][0]
+        ds, dn = xs[seg] - x0, xn[new] - x0
+        R = (
+            model.level_var
+            + model.slope_var * np.outer(ds, ds)
+            + r**2 * matern52_kernel(xs[seg], xs[seg], ell)
+            + np.eye(seg.sum())
+        )
+        Ks = (
+            model.level_var
+            + model.slope_var * np.outer(dn, ds)
+            + r**2 * matern52_kernel(xn[new], xs[seg], ell)
+        )
         factor = cho_factor(R, lower=True)
         alpha = cho_solve(factor, ys)
         q = float(ys @ alpha)
         m = seg.sum()
         a_n, b_n = model.a0 + 0.5 * m, model.b0 + 0.5 * q
         sigma2 = b_n / max(a_n - 1.0, 0.5)
-        var = model.level_var + r**2 - np.einsum("ij,ji->i", Ks, cho_solve(factor, Ks.T))
+        prior = model.level_var + model.slope_var * dn**2 + r**2
+        var = prior - np.einsum("ij,ji->i", Ks, cho_solve(factor, Ks.T))
         mean[new] = Ks @ alpha
         std[new] = np.sqrt(np.maximum(var, 0.0) * sigma2)
     return mean * model.y_scale + model.y_center, std * model.y_scale

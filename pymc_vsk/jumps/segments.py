@@ -3,30 +3,31 @@ r"""Exact posterior over jumps: independent GP segments, summed over every parti
 A VSK with a step scaling function ψ(x) = a·Σₖ H(x − tₖ) lifts the two sides of each jump
 apart by ``a``; as ``a`` grows, a Matérn kernel on the lifted inputs (eq. 13 of the paper)
 decays to zero across the jump, and the GP splits into independent pieces. This module takes
-that limit as the model for jump detection and lets each piece shift its level:
+that limit as the model for jump detection and lets each piece shift its level and trend:
 
 .. math::
 
-    y_i = c_s + \sigma_s\,(r\,f_s(x_i) + \varepsilon_i), \qquad
+    y_i = c_s + d_s (x_i - x_{s,0}) + \sigma_s\,(r\,f_s(x_i) + \varepsilon_i), \qquad
     f_s \sim \mathcal{GP}(0, k_\ell), \quad \varepsilon_i \sim \mathcal N(0, 1),
 
-for the observations of segment ``s`` (the nodes between two consecutive jumps), with
-``k_ℓ`` the Matérn 5/2 kernel of unit variance, the level ``c_s | σ_s ~ N(0, κ² σ_s²)`` and
-the scale ``σ_s² ~ InvGamma(a₀, b₀)`` (both integrated out in closed form: a multivariate t
-evidence per segment), and the shape (ℓ, r) shared by all segments, on a grid. A jump is thus
-paid for by what it buys: a new level and scale (a shift of the mean or of the noise), and a
-smooth part that need not bend to follow the jump. The jump locations get a uniform prior on
-the gaps between nodes given their number K, and K a uniform prior on ``0..max_jumps``
-(equivalently: each gap holds a jump with probability p, p ~ Beta(1, 1)); no segment is
-shorter than ``min_size`` nodes.
+for the observations of segment ``s`` (the nodes between two consecutive jumps, the first at
+``x_{s,0}``), with ``k_ℓ`` the Matérn 5/2 kernel of unit variance, the level
+``c_s | σ_s ~ N(0, κ² σ_s²)``, the slope ``d_s | σ_s ~ N(0, κ_d² σ_s²)`` and the scale
+``σ_s² ~ InvGamma(a₀, b₀)`` (all integrated out in closed form: a multivariate t evidence per
+segment), and the shape (ℓ, r) shared by all segments, on a grid. A jump is thus paid for by
+what it buys: a new level, trend and scale (a shift of the mean or of its slope, a change of
+the noise), and a smooth part that need not bend to follow the jump. The jump locations get
+a uniform prior on the gaps between nodes given their number K, and K a uniform prior on
+``0..max_jumps`` (equivalently: each gap holds a jump with probability p, p ~ Beta(1, 1)); no
+segment is shorter than ``min_size`` nodes.
 
 The sum over partitions is exact (Fearnhead, 2006): with ``P[i, j]`` the log evidence of
 nodes ``i..j-1`` as one segment, ``E[k, j] = logsumexp_i(E[k-1, i] + P[i, j])`` gives the
 evidence of every K in ``O(K n²)``, and partitions are drawn exactly by running it backwards.
 ``P`` comes from Kalman filters (the Matérn 5/2 kernel is a linear SDE, state dimension 3,
-plus the level), one from each start node: ``O(n²)`` per grid point and ``O(n)`` memory per
-start, for any spacing of the nodes. Draws are independent, so r̂ and ESS only measure how
-many were taken.
+plus the level and the slope), one from each start node: ``O(n²)`` per grid point and
+``O(n)`` memory per start, for any spacing of the nodes. Draws are independent, so r̂ and ESS
+only measure how many were taken.
 """
 
 from __future__ import annotations
@@ -101,55 +102,71 @@ def stationary_covariance(lengthscale: float) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _filter_from(start, y, A, Q, Pinf, ratio, level_var, a0, b0, min_size, out):  # pragma: no cover
+def _filter_from(
+    start, y, dx, A, Q, Pinf, ratio, level_var, slope_var, a0, b0, min_size, out
+):  # pragma: no cover
     """Log t-evidence of y[start:j] for every j > start (written to out[j]); Kalman filter.
 
-    The state is (level, f, f', f''); the level does not move, f follows the Matérn SDE.
+    The state is (level, slope, f, f', f''): the level moves by slope·Δx and the slope stays
+    (a straight line, prior variances level_var and slope_var at the segment's first node);
+    f follows the Matérn SDE.
     """
     n = y.shape[0]
-    m = np.zeros(4)
-    P = np.zeros((4, 4))
-    T = np.zeros((4, 4))
-    g = np.zeros(4)
+    m = np.zeros(5)
+    P = np.zeros((5, 5))
+    T = np.zeros((5, 5))
+    S = np.zeros((5, 5))
+    g = np.zeros(5)
     P[0, 0] = level_var
+    P[1, 1] = slope_var
     for u in range(3):
         for w in range(3):
-            P[u + 1, w + 1] = Pinf[u, w]
+            P[u + 2, w + 2] = Pinf[u, w]
     ld = 0.0
     q = 0.0
     half_log_2pi = 0.5 * np.log(2.0 * np.pi)
     const = a0 * np.log(b0) - math.lgamma(a0)
+    S[0, 0] = 1.0
+    S[1, 1] = 1.0
     for j in range(start, n):
         if j > start:
             a = A[j - 1]
-            # m_f <- a m_f
-            m1 = a[0, 0] * m[1] + a[0, 1] * m[2] + a[0, 2] * m[3]
-            m2 = a[1, 0] * m[1] + a[1, 1] * m[2] + a[1, 2] * m[3]
-            m3 = a[2, 0] * m[1] + a[2, 1] * m[2] + a[2, 2] * m[3]
-            m[1], m[2], m[3] = m1, m2, m3
-            # T = S P with S = blockdiag(1, a); then P <- T S' + blockdiag(0, Q)
-            for w in range(4):
-                T[0, w] = P[0, w]
-                for u in range(3):
-                    T[u + 1, w] = a[u, 0] * P[1, w] + a[u, 1] * P[2, w] + a[u, 2] * P[3, w]
-            for u in range(4):
-                P[u, 0] = T[u, 0]
-                for w in range(3):
-                    P[u, w + 1] = a[w, 0] * T[u, 1] + a[w, 1] * T[u, 2] + a[w, 2] * T[u, 3]
-            qq = Q[j - 1]
+            S[0, 1] = dx[j - 1]
             for u in range(3):
                 for w in range(3):
-                    P[u + 1, w + 1] += qq[u, w]
-        s = P[0, 0] + 2.0 * ratio * P[0, 1] + ratio * ratio * P[1, 1] + 1.0
-        v = y[j] - m[0] - ratio * m[1]
+                    S[u + 2, w + 2] = a[u, w]
+            # m <- S m; P <- S P S' + blockdiag(0, 0, Q)
+            m0 = m[0] + S[0, 1] * m[1]
+            m2 = a[0, 0] * m[2] + a[0, 1] * m[3] + a[0, 2] * m[4]
+            m3 = a[1, 0] * m[2] + a[1, 1] * m[3] + a[1, 2] * m[4]
+            m4 = a[2, 0] * m[2] + a[2, 1] * m[3] + a[2, 2] * m[4]
+            m[0], m[2], m[3], m[4] = m0, m2, m3, m4
+            for u in range(5):
+                for w in range(5):
+                    acc = 0.0
+                    for v in range(5):
+                        acc += S[u, v] * P[v, w]
+                    T[u, w] = acc
+            qq = Q[j - 1]
+            for u in range(5):
+                for w in range(5):
+                    acc = 0.0
+                    for v in range(5):
+                        acc += T[u, v] * S[w, v]
+                    P[u, w] = acc
+            for u in range(3):
+                for w in range(3):
+                    P[u + 2, w + 2] += qq[u, w]
+        s = P[0, 0] + 2.0 * ratio * P[0, 2] + ratio * ratio * P[2, 2] + 1.0
+        v = y[j] - m[0] - ratio * m[2]
         ld += np.log(s)
         q += v * v / s
-        for u in range(4):
-            g[u] = (P[u, 0] + ratio * P[u, 1]) / s
-        for u in range(4):
+        for u in range(5):
+            g[u] = (P[u, 0] + ratio * P[u, 2]) / s
+        for u in range(5):
             m[u] += g[u] * v
-        for u in range(4):
-            for w in range(4):
+        for u in range(5):
+            for w in range(5):
                 P[u, w] -= s * g[u] * g[w]
         size = j - start + 1
         if size >= min_size:
@@ -164,11 +181,13 @@ def _filter_from(start, y, A, Q, Pinf, ratio, level_var, a0, b0, min_size, out):
 
 
 @numba.njit(cache=True, parallel=True)
-def _evidence_matrix(y, A, Q, Pinf, ratio, level_var, a0, b0, min_size):  # pragma: no cover
+def _evidence_matrix(
+    y, dx, A, Q, Pinf, ratio, level_var, slope_var, a0, b0, min_size
+):  # pragma: no cover
     n = y.shape[0]
     out = np.full((n, n + 1), -np.inf)
     for i in numba.prange(n):
-        _filter_from(i, y, A, Q, Pinf, ratio, level_var, a0, b0, min_size, out[i])
+        _filter_from(i, y, dx, A, Q, Pinf, ratio, level_var, slope_var, a0, b0, min_size, out[i])
     return out
 
 
@@ -182,13 +201,16 @@ def segment_evidence(
     a0: float,
     b0: float,
     min_size: int,
+    slope_var: float = 0.0,
 ) -> np.ndarray:
     r"""Log evidence of every run of consecutive nodes as one segment.
 
-    ``P[i, j] = log p(y[i:j])`` under ``y = c + σ (r f + ε)`` with ``f ~ GP(0, k_ℓ)``
-    (Matérn 5/2), ``c | σ ~ N(0, κ² σ²)``, ``σ² ~ InvGamma(a₀, b₀)``: a multivariate t
-    density, ``Γ(a₀ + m/2) b₀^{a₀} / (Γ(a₀) (2π)^{m/2} |R|^{1/2} (b₀ + yᵀR⁻¹y/2)^{a₀+m/2})``
-    with ``R = κ² 11ᵀ + r² K_ℓ + I``; ``-inf`` where ``j - i < min_size``.
+    ``P[i, j] = log p(y[i:j])`` under ``y = c + d (x - x_i) + σ (r f + ε)`` with
+    ``f ~ GP(0, k_ℓ)`` (Matérn 5/2), ``c | σ ~ N(0, κ² σ²)``, ``d | σ ~ N(0, κ_d² σ²)``,
+    ``σ² ~ InvGamma(a₀, b₀)``: a multivariate t density,
+    ``Γ(a₀ + m/2) b₀^{a₀} / (Γ(a₀) (2π)^{m/2} |R|^{1/2} (b₀ + yᵀR⁻¹y/2)^{a₀+m/2})``
+    with ``R = κ² 11ᵀ + κ_d² (x - x_i)(x - x_i)ᵀ + r² K_ℓ + I``; ``-inf`` where
+    ``j - i < min_size``.
 
     Parameters
     ----------
@@ -202,20 +224,25 @@ def segment_evidence(
         Shape and scale of the inverse-gamma prior of σ².
     min_size : int
         Fewest nodes in a segment.
+    slope_var : float, default 0.0
+        κ_d², the prior variance of a segment's slope in units of σ² (0: no trend).
 
     Returns
     -------
     array, shape (n, n + 1)
     """
     x = np.asarray(x, dtype=float)
-    A, Q = matern52_transitions(np.diff(x), lengthscale)
+    dx = np.diff(x)
+    A, Q = matern52_transitions(dx, lengthscale)
     return _evidence_matrix(
         np.asarray(y, dtype=float),
+        np.ascontiguousarray(dx),
         np.ascontiguousarray(A),
         np.ascontiguousarray(Q),
         stationary_covariance(lengthscale),
         float(ratio),
         float(level_var),
+        float(slope_var),
         float(a0),
         float(b0),
         int(min_size),
@@ -377,13 +404,19 @@ class SegmentModel:
         Grid of r = σ_f/σ_n (0: a constant level plus noise in each segment).
     level_sd : float, default 2.0
         Prior sd of a segment's level, in units of sd(y) at the typical noise scale.
+    slope_sd : float, default 1.0
+        Prior sd of a segment's slope, in sd(y) per x-range at the typical noise scale
+        (0: every segment is flat apart from its smooth part). A trend within a segment is
+        then a line, not something the smooth part must bend to follow or a chain of jumps
+        must imitate.
     a0 : float, default 1.0
         Shape of the inverse-gamma prior of σ²; its scale puts the prior's mode near the
         noise variance estimated from first differences.
-    min_lengthscale : float, optional
-        Shortest ℓ of the grid, in median node spacings (default ``2 * min_size``): a smooth
-        part that bends within a segment's minimum length cannot be told from a jump, so
-        change that fast is left to the jumps.
+    min_lengthscale : float, default 1.0
+        Shortest ℓ of the grid, in median node spacings. Short length scales let cycles with
+        sharp peaks (sunspots, population cycles, seasons) be smooth rather than cut into
+        pieces; the evidence still tells a jump from a fast bend when the rest of the
+        series is smoother.
 
     Notes
     -----
@@ -402,8 +435,9 @@ class SegmentModel:
         n_lengthscales: int = 8,
         ratios: tuple[float, ...] = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0),
         level_sd: float = 2.0,
+        slope_sd: float = 1.0,
         a0: float = 1.0,
-        min_lengthscale: float | None = None,
+        min_lengthscale: float = 1.0,
     ) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
@@ -427,10 +461,9 @@ class SegmentModel:
         self.a0 = float(a0)
         self.b0 = self.a0 * self.noise_var
         self.level_var = level_sd**2 / self.noise_var
+        self.slope_var = slope_sd**2 / self.noise_var
         spacing = np.diff(self.x)
         h = float(np.median(spacing[spacing > 0])) if np.any(spacing > 0) else 1.0 / n
-        if min_lengthscale is None:
-            min_lengthscale = 2.0 * self.min_size
         ells = np.geomspace(min_lengthscale * h, 2.0, n_lengthscales)
         grid = [(1.0, 0.0, np.log(1.0 / len(ratios)))]  # ℓ is irrelevant when r = 0
         for r in ratios:
@@ -450,6 +483,7 @@ class SegmentModel:
             lengthscale=lengthscale,
             ratio=ratio,
             level_var=self.level_var,
+            slope_var=self.slope_var,
             a0=self.a0,
             b0=self.b0,
             min_size=self.min_size,
