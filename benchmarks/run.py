@@ -27,7 +27,8 @@ What is measured (data: the jump target of Section 4.1 on the first N Halton nod
    sampler (and numpyro / blackjax through PyMC's JAX path when installed, full run only).
    And (4b) **the sampler chosen by workload** (:func:`pymc_vsk.samplers.choose_sampler`)
    against nutpie (compile + sample) and PyMC's sampler, each in a fresh process, for
-   4 × (1000 + 1000) and 2 × (300 + 300) at N = 81: goal ≤ the slower, ideally ≈ the faster.
+   4 × (1000 + 1000) and 2 × (300 + 300) at N = 81 and 2 × (300 + 300) at N = 200: goal ≤ the
+   slower, ideally ≈ the faster.
 5. **the Figure 4 sweep** (N = 30 … 790, both kernels, one seed), total wall time.
 
 Every timing ratio comes from repeated, interleaved measurements of the compared functions:
@@ -1362,7 +1363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             bench_nuts(report, draws=1000, tune=1000, chains=4, jax=not args.no_jax)
     if "sampler" in sections:
         small = (81, 2, 300, 300)
-        workloads = [(81, 2, 100, 100)] if quick else [(81, 4, 1000, 1000), small]
+        larger = (200, 2, 300, 300)
+        workloads = [(81, 2, 100, 100)] if quick else [(81, 4, 1000, 1000), small, larger]
         bench_sampler(report, workloads, repeats=1 if quick else 3)
     if "figure4" in sections:
         with blas_threads(1):

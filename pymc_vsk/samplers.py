@@ -24,33 +24,31 @@ models of :func:`pymc_vsk.build_model` (jump data of Section 4.1, default priors
 process per run with warm on-disk caches, 2 cores (``benchmarks/run.py --only sampler``
 measures the choice against both samplers):
 
-=====================  ==================  ===============================  =================
-N, chains × (tune +    nutpie compile      nutpie compile + sample          PyMC's sampler
-draws)
-=====================  ==================  ===============================  =================
-81, 2 × (300 + 300)    6.0 s               6.7 s                            2.8 s
-81, 2 × (500 + 500)    5.9 s               7.0 s                            3.1 s
-81, 4 × (1000 + 1000)  6.2 s               9.5 s                            9.3 s
-200, 2 × (300 + 300)   6–11 s              10–16 s                          11.6 s
-200, 4 × (1000 + 1000) 6.1 s               28.4 s                           39.5 s
-=====================  ==================  ===============================  =================
+========================  ==============  =======================  ==============
+N, chains × (tune+draws)  nutpie compile  nutpie compile + sample  PyMC's sampler
+========================  ==============  =======================  ==============
+81, 2 × (300 + 300)       6.0 s           6.7 s                    2.8 s
+81, 2 × (500 + 500)       5.9 s           7.0 s                    3.1 s
+81, 4 × (1000 + 1000)     6.2 s           9.5 s                    9.3 s
+200, 2 × (300 + 300)      6–11 s          10–16 s                  11.6 s
+200, 4 × (1000 + 1000)    6.1 s           28.4 s                   39.5 s
+========================  ==============  =======================  ==============
 
 nutpie samples an iteration in s₈₁ = 0.83 ms at N = 81 and 5.6 ms at N = 200 (about n²);
 PyMC's sampler takes ρ = 1.57 times as long plus o = 0.8 ms of Python per iteration, and
 a = 1 s to start its chains; nutpie's compilation costs c = 6 s (the first in a process; about
-3.5 s for the next). At N = 81 and 4 × (1000 + 1000) the two tie (9.3 against 9.4 s
-predicted); fewer draws or chains favour PyMC's sampler, more data, more draws or more runs
-of one compiled model favour nutpie, and a compiled nutpie model kept in the process
-(:func:`compiled_nutpie`) always wins.
+3.5 s for the next). At N = 81 and 4 × (1000 + 1000) the two tie (predicted 9.3 s for
+nutpie, 9.4 s for PyMC's); fewer draws or chains favour PyMC's sampler, more data, more draws
+or more runs of one compiled model favour nutpie, and a compiled nutpie model kept in the
+process (:func:`compiled_nutpie`) always wins.
 
-Ways to make nutpie's compilation cheaper, measured at N = 81 (4 × (1000 + 1000)): numba's
-``cache=True`` does not apply (nutpie's C callback uses dynamic globals; still 3.5–7 s);
-nutpie's JAX backend compiles in 1.4 s but samples in 12 s (13.5 s in all); a Python callback
-around pytensor's on-disk-cached Numba function compiles in 1.1 s but samples in 8.7 s,
-serialised by the GIL (9.8 s in all); releasing the GIL in a Numba wrapper costs 3.9 s of
-compilation again (10.3 s in all). None beats PyMC's 9.3 s by more than noise, so the choice
-is made per workload, and a compiled nutpie model is kept with its PyMC model and given new
-data with ``with_data`` (:func:`compiled_nutpie`).
+Ways to make nutpie's compilation cheaper were tried at N = 81 and 4 × (1000 + 1000): numba's
+``cache=True`` does not apply (nutpie's C callback uses dynamic globals); nutpie's JAX backend
+compiles faster but samples several times slower; a Python callback around pytensor's
+on-disk-cached Numba function compiles in a second but its chains are serialised by the GIL;
+a Numba wrapper that releases the GIL has to be compiled again. None finished clearly before
+PyMC's sampler, so the choice is made per workload, and a compiled nutpie model is kept with
+its PyMC model and given new data with ``with_data`` (:func:`compiled_nutpie`).
 """
 
 from __future__ import annotations
