@@ -19,36 +19,37 @@ choice) is
 
 with I the iterations (tune + draws) each core runs, R the sampling runs that share one
 compilation, n the number of observations (the size of the covariance matrix) and s(n)
-nutpie's seconds per iteration. The constants were measured on the N = 81 and N = 200 VSK
-models of :func:`pymc_vsk.build_model` (jump data of Section 4.1, default priors), one fresh
-process per run with warm on-disk caches, 2 cores (``benchmarks/run.py --only sampler``
-measures the choice against both samplers):
+nutpie's seconds per iteration. The constants are fitted to the VSK models of
+:func:`pymc_vsk.build_model` at N = 81 and N = 200 (jump data of Section 4.1, default priors),
+one fresh process per run with warm on-disk caches, 2 cores, as ``benchmarks/run.py --only
+sampler`` measures them (medians of three rounds; nutpie's compilation includes importing it):
 
 ========================  ==============  =======================  ==============
 N, chains × (tune+draws)  nutpie compile  nutpie compile + sample  PyMC's sampler
 ========================  ==============  =======================  ==============
-81, 2 × (300 + 300)       6.0 s           6.7 s                    2.8 s
-81, 2 × (500 + 500)       5.9 s           7.0 s                    3.1 s
-81, 4 × (1000 + 1000)     6.2 s           9.5 s                    9.3 s
-200, 2 × (300 + 300)      6–11 s          10–16 s                  11.6 s
-200, 4 × (1000 + 1000)    6.1 s           28.4 s                   39.5 s
+81, 4 × (1000 + 1000)     7.2 s           11.3 s                   11.2 s
+81, 2 × (300 + 300)       8.2 s           9.0 s                    3.6 s
+200, 2 × (300 + 300)      7.9 s           12.8 s                   11.4 s
 ========================  ==============  =======================  ==============
 
-nutpie samples an iteration in s₈₁ = 0.83 ms at N = 81 and 5.6 ms at N = 200 (about n²);
-PyMC's sampler takes ρ = 1.57 times as long plus o = 0.8 ms of Python per iteration, and
-a = 1 s to start its chains; nutpie's compilation costs c = 6 s (the first in a process; about
-3.5 s for the next). At N = 81 and 4 × (1000 + 1000) the two tie (predicted 9.3 s for
-nutpie, 9.4 s for PyMC's); fewer draws or chains favour PyMC's sampler, more data, more draws
-or more runs of one compiled model favour nutpie, and a compiled nutpie model kept in the
-process (:func:`compiled_nutpie`) always wins.
+nutpie samples an iteration in s₈₁ = 1.0 ms at N = 81 (1.4 ms in short runs, where tuning
+weighs more) and 8.2 ms at N = 200: about n². PyMC's sampler takes ρ = 1.9 times as long plus
+o = 0.46 ms of Python per iteration, and a = 1.7 s to start its chains; nutpie's compilation
+costs c = 7.5 s (the first in a process; the next about half). At N = 81 and
+4 × (1000 + 1000) the two tie (predicted 11.5 s for nutpie, 11.1 s for PyMC's); fewer draws
+or chains favour PyMC's sampler, more data, more draws or more runs of one compiled model
+favour nutpie, and a compiled nutpie model kept in the process (:func:`compiled_nutpie`)
+always wins.
 
 Ways to make nutpie's compilation cheaper were tried at N = 81 and 4 × (1000 + 1000): numba's
 ``cache=True`` does not apply (nutpie's C callback uses dynamic globals); nutpie's JAX backend
 compiles faster but samples several times slower; a Python callback around pytensor's
 on-disk-cached Numba function compiles in a second but its chains are serialised by the GIL;
-a Numba wrapper that releases the GIL has to be compiled again. None finished clearly before
-PyMC's sampler, so the choice is made per workload, and a compiled nutpie model is kept with
-its PyMC model and given new data with ``with_data`` (:func:`compiled_nutpie`).
+a Numba wrapper that releases the GIL has to be compiled again; freezing the data into the
+graph (``freeze_model=True``) samples faster, but pytensor's on-disk cache then misses for
+every new data set. None finished clearly before PyMC's sampler on new data, so the choice is
+made per workload, and a compiled nutpie model is kept with its PyMC model and given new data
+with ``with_data`` (:func:`compiled_nutpie`).
 """
 
 from __future__ import annotations
@@ -79,15 +80,15 @@ __all__ = [
 SAMPLERS = ("nutpie", "pymc")
 
 #: nutpie's compilation of a model, seconds (the first in a process).
-NUTPIE_COMPILE_SECONDS = 6.0
+NUTPIE_COMPILE_SECONDS = 7.5
 #: nutpie's seconds per iteration per core at N = 81 (s₈₁).
-NUTPIE_ITERATION_SECONDS_81 = 0.83e-3
+NUTPIE_ITERATION_SECONDS_81 = 1.0e-3
 #: PyMC's sampler: seconds to start its chains (a) ...
-PYMC_START_SECONDS = 1.0
+PYMC_START_SECONDS = 1.7
 #: ... its per-iteration cost as a multiple of nutpie's (ρ) ...
-PYMC_ITERATION_FACTOR = 1.57
+PYMC_ITERATION_FACTOR = 1.9
 #: ... and its Python overhead per iteration, seconds (o).
-PYMC_ITERATION_OVERHEAD_SECONDS = 0.8e-3
+PYMC_ITERATION_OVERHEAD_SECONDS = 0.46e-3
 
 
 @dataclass(frozen=True)
