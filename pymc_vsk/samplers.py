@@ -245,8 +245,8 @@ def compiled_nutpie(model: pm.Model) -> object:
 
     Returns
     -------
-    nutpie.compiled_pyfunc or nutpie.compile_pymc.CompiledPyMCModel
-        Pass it to ``nutpie.sample``.
+    nutpie.compile_pymc.CompiledPyMCModel
+        nutpie's compiled model with the current data; pass it to ``nutpie.sample``.
     """
 
     def build() -> object:
@@ -255,7 +255,7 @@ def compiled_nutpie(model: pm.Model) -> object:
         return nutpie.compile_pymc_model(model)
 
     compiled = cached(model, "nutpie", None, build)
-    current = {var.name: var.get_value() for var in compiled.shared_var_keys}
+    current = {var.name: var.get_value() for var in compiled.shared_var_keys if var.name}
     return compiled.with_data(**current)
 
 
