@@ -185,6 +185,21 @@ def test_tables_cli_has_a_sampler_option_that_defaults_to_auto():
         parser.parse_args(["--sampler", "emcee"])
 
 
+@pytest.mark.parametrize(("option", "passed"), [("auto", {}), ("pymc", {"sampler": "pymc"})])
+def test_tables_cli_hands_a_named_sampler_to_the_study(monkeypatch, option, passed):
+    seen = []
+
+    def compute(n, seeds, method, **kwargs):
+        seen.append(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(tables2_3, "compute", compute)
+    args = argparse.Namespace(experiment="table2", seeds=[0], method="nuts", sampler=option)
+    with pytest.raises(Stop):
+        tables2_3.main(args)
+    assert seen == [passed]
+
+
 def test_tables_nuts_fit_with_pymc_sampler_gives_posterior_medians_and_a_prediction():
     X = targets.halton_nodes(27)
     y = tables2_3.noisy_observations(X, seed(0))

@@ -654,12 +654,8 @@ def main(args: argparse.Namespace) -> int:
     if args.experiment not in TABLES:
         raise ValueError(f"Unknown table {args.experiment!r}; choose one of {sorted(TABLES)}.")
     sampler = getattr(args, "sampler", "auto")
-    study = compute(
-        TABLES[args.experiment],
-        args.seeds,
-        args.method,
-        sampler=None if sampler == "auto" else sampler,
-    )
+    named = {} if sampler == "auto" else {"sampler": sampler}  # auto: compute's default
+    study = compute(TABLES[args.experiment], args.seeds, args.method, **named)
     print(format_table(study))
     if args.plot is not None:
         print(f"saved {save_plot(study, args.plot, args.experiment)}")
