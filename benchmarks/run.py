@@ -25,6 +25,10 @@ What is measured (data: the jump target of Section 4.1 on the first N Halton nod
    ``pymc-vsk reproduce table2 --seeds 3`` with empty caches, goal ≤ 10 s.
 4. **NUTS ESS per second**, N = 81 VSK model with the default priors: nutpie against the PyMC
    sampler (and numpyro / blackjax through PyMC's JAX path when installed, full run only).
+   And (4b) **the sampler chosen by workload** (:func:`pymc_vsk.samplers.choose_sampler`)
+   against nutpie (compile + sample) and PyMC's sampler, each in a fresh process, for
+   4 × (1000 + 1000) and 2 × (300 + 300) at N = 81 and 2 × (300 + 300) at N = 200: goal ≤ the
+   slower, ideally ≈ the faster.
 5. **the Figure 4 sweep** (N = 30 … 790, both kernels, one seed), total wall time.
 
 Every timing ratio comes from repeated, interleaved measurements of the compared functions:
@@ -854,6 +858,7 @@ class ProcessRun:
 
     wall: float
     cpu: float
+    stdout: str = ""
 
 
 def run_process(
@@ -891,7 +896,7 @@ def run_process(
     if out.returncode != 0:
         raise RuntimeError(f"benchmark child {list(args)[:3]} failed:\n{out.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return ProcessRun(wall, cpu)
+    return ProcessRun(wall, cpu, out.stdout)
 
 
 def empty_cache_env(tmp: Path) -> dict[str, str]:
@@ -1146,6 +1151,127 @@ def bench_nuts(report: Report, draws: int, tune: int, chains: int, jax: bool) ->
         )
 
 
+# -- 4b. the sampler chosen by workload ------------------------------------------------------
+#: A fresh process samples the N-node VSK model (default priors) with nutpie, PyMC's sampler or
+#: the one :func:`pymc_vsk.samplers.choose_sampler` picks, and prints the sampler and the wall
+#: seconds from the model's completion to the end of sampling (compilation included).
+_CHILD_SAMPLER = """
+import json, logging, time
+import numpy as np
+import pymc as pm
+from pymc_vsk import build_model, diagnose, targets
+from pymc_vsk.samplers import choose_sampler, compiled_nutpie
+from pymc_vsk.scaling import Jump
+logging.getLogger("pymc").setLevel(logging.ERROR)
+X = targets.halton_nodes({n})
+y = targets.jump(X) + 0.25 * np.random.default_rng(0).standard_normal({n})
+model, _ = build_model(X, y, psi=Jump(0.5))
+start = time.perf_counter()
+which = {which!r}
+if which == "auto":
+    which = choose_sampler({n}, {draws}, {tune}, {chains}, cores=2).sampler
+compile_seconds = None
+if which == "nutpie":
+    import nutpie
+    compiled = compiled_nutpie(model)
+    compile_seconds = time.perf_counter() - start
+    idata = nutpie.sample(compiled, draws={draws}, tune={tune}, chains={chains}, cores=2,
+                          seed=1, progress_bar=False)
+else:
+    idata = pm.sample(draws={draws}, tune={tune}, chains={chains}, cores=2, random_seed=1,
+                      nuts_sampler="pymc", progressbar=False, compute_convergence_checks=False,
+                      model=model)
+seconds = time.perf_counter() - start
+ess = float(diagnose(idata, ["ls", "sigma_f", "sigma_n", "mean"]).table["ess_bulk"].min())
+print(json.dumps({{"sampler": which, "seconds": seconds, "compile_seconds": compile_seconds,
+                  "ess_bulk_min": ess}}))
+"""
+
+
+def bench_sampler(
+    report: Report, workloads: Sequence[tuple[int, int, int, int]], repeats: int
+) -> None:
+    """Figure 4b: the automatically chosen sampler against nutpie and PyMC's sampler.
+
+    For each workload (N, chains, tune, draws) every round runs, in alternating order, three
+    fresh processes (warm on-disk caches): nutpie (compile + sample), PyMC's sampler, and the
+    sampler :func:`pymc_vsk.samplers.choose_sampler` picks. Each figure is the median over
+    rounds of the per-round ratio of wall seconds (the chains run on 2 cores, so wall time is
+    what a user waits), with its range: the choice against the slower sampler (goal ≤ 1) and
+    against the faster (ideally ≈ 1).
+
+    Parameters
+    ----------
+    report : Report
+    workloads : sequence of (int, int, int, int)
+        N, chains, tune steps and draws per chain.
+    repeats : int
+        Rounds.
+    """
+    from pymc_vsk.samplers import choose_sampler
+
+    section = "sampler"
+    print(
+        f"\n[4b] NUTS sampler chosen by workload, N-node VSK model, fresh processes, 2 cores: "
+        f"{repeats} interleaved rounds"
+    )
+    report.raw[section] = {}
+    for n, chains, tune, draws in workloads:
+        label = f"N = {n}, {chains} × ({tune} + {draws})"
+        predicted = choose_sampler(n, draws, tune, chains, cores=2)
+        runs: dict[str, list[dict[str, Any]]] = {"nutpie": [], "pymc": [], "auto": []}
+        for r in range(repeats):
+            order = list(runs)
+            for which in order if r % 2 == 0 else order[::-1]:
+                code = _CHILD_SAMPLER.format(
+                    n=n, chains=chains, tune=tune, draws=draws, which=which
+                )
+                proc = run_process([sys.executable, "-c", code])
+                runs[which].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        report.raw[section][label] = {"predicted": asdict(predicted), "runs": runs}
+        secs = {k: [x["seconds"] for x in v] for k, v in runs.items()}
+        slower = [max(a, b) for a, b in zip(secs["nutpie"], secs["pymc"], strict=True)]
+        faster = [min(a, b) for a, b in zip(secs["nutpie"], secs["pymc"], strict=True)]
+        vs_slower = [a / b for a, b in zip(secs["auto"], slower, strict=True)]
+        vs_faster = [a / b for a, b in zip(secs["auto"], faster, strict=True)]
+        chosen = sorted({x["sampler"] for x in runs["auto"]})
+        compile_s = [x["compile_seconds"] for x in runs["nutpie"]]
+        detail = (
+            f"chose {'/'.join(chosen)} (predicted nutpie {predicted.seconds['nutpie']:.1f} s, "
+            f"PyMC {predicted.seconds['pymc']:.1f} s); wall s: auto {_spread(secs['auto'])}, "
+            f"nutpie {_spread(secs['nutpie'])} (compile {_spread(compile_s)}), "
+            f"PyMC {_spread(secs['pymc'])}"
+        )
+        ratio = float(np.median(vs_slower))
+        report.add(
+            Figure(
+                section,
+                f"chosen sampler / slower of nutpie and PyMC, wall, {label}",
+                ratio,
+                "<= 1",
+                ratio <= 1.0,
+                detail=f"ratio {_spread(vs_slower)}; " + detail,
+            ),
+            Figure(
+                section,
+                f"chosen sampler / faster of nutpie and PyMC, wall, {label}",
+                float(np.median(vs_faster)),
+                "(≈ 1)",
+                detail=f"ratio {_spread(vs_faster)}",
+            ),
+        )
+        nut_pymc = [a / b for a, b in zip(secs["nutpie"], secs["pymc"], strict=True)]
+        report.add(
+            Figure(
+                section,
+                f"nutpie (compile + sample) / PyMC sampler, wall, fresh process, {label}",
+                float(np.median(nut_pymc)),
+                "(info)",
+                detail=f"ratio {_spread(nut_pymc)}",
+            )
+        )
+
+
 # -- 5. Figure 4 ------------------------------------------------------------------------------
 def bench_figure4(report: Report, n_max: int) -> None:
     """Figure 5: the Figure 4 sweep of the paper, timed.
@@ -1187,7 +1313,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--only",
         nargs="+",
-        choices=["logp", "floor", "allocator", "map", "cold", "nuts", "figure4"],
+        choices=["logp", "floor", "allocator", "map", "cold", "nuts", "sampler", "figure4"],
         help="run only these sections",
     )
     return parser
@@ -1212,7 +1338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pymc_vsk.blas import blas_threads
 
     quick = args.quick
-    sections = set(args.only or ["logp", "floor", "allocator", "map", "cold", "nuts", "figure4"])
+    everything = ["logp", "floor", "allocator", "map", "cold", "nuts", "sampler", "figure4"]
+    sections = set(args.only or everything)
     report = Report(machine_description())
     print(format_machine(report.machine))
     print(f"mode: {'quick (CI smoke run)' if quick else 'full'}")
@@ -1234,6 +1361,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             bench_nuts(report, draws=300, tune=300, chains=2, jax=False)
         else:
             bench_nuts(report, draws=1000, tune=1000, chains=4, jax=not args.no_jax)
+    if "sampler" in sections:
+        small = (81, 2, 300, 300)
+        larger = (200, 2, 300, 300)
+        workloads = [(81, 2, 100, 100)] if quick else [(81, 4, 1000, 1000), small, larger]
+        bench_sampler(report, workloads, repeats=1 if quick else 3)
     if "figure4" in sections:
         with blas_threads(1):
             bench_figure4(report, 90 if quick else 790)

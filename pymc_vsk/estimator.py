@@ -38,6 +38,7 @@ from pymc_vsk.kernels import kernel_class
 from pymc_vsk.models import build_model, set_data
 from pymc_vsk.prediction import Prediction, Predictor
 from pymc_vsk.priors import default_priors, y_scale
+from pymc_vsk.samplers import choose_sampler, compiled_nutpie, has_compiled_nutpie
 from pymc_vsk.scaling import ScalingFunction
 
 __all__ = ["EXPECTED_FAILED_CHECKS", "METHODS", "PRIORS", "VSKRegressor"]
@@ -87,8 +88,9 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
     draws, tune, chains : int, default 1000, 1000, 2
         NUTS draws and tuning steps per chain, and chains (``method="nuts"``).
     nuts_sampler : {"nutpie", "pymc", "numpyro", "blackjax"}, optional
-        ``pm.sample``'s ``nuts_sampler``; ``None`` (default) leaves PyMC's choice (nutpie when
-        it is installed).
+        ``pm.sample``'s ``nuts_sampler``; ``None`` (default) takes nutpie or PyMC's sampler,
+        whichever :func:`pymc_vsk.samplers.choose_sampler` predicts to finish first (nutpie
+        once it has compiled this model in the process).
     max_draws : int, default 500
         Most posterior draws mixed in a prediction (``method="nuts"``).
     random_state : int, RandomState instance or None, default None
@@ -141,8 +143,10 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
     share one model and its compiled functions: ``fit`` swaps its data and data-scaled prior
     parameters into the model (:func:`pymc_vsk.set_data`, no recompilation) and ``predict``
     swaps them back when another estimator used the model in between. With
-    ``method="nuts"`` each ``fit`` runs ``pm.sample``, which compiles its sampler on every
-    call.
+    ``method="nuts"`` and the default ``nuts_sampler``, nutpie's compiled model is kept with
+    the shared model too (:func:`pymc_vsk.samplers.compiled_nutpie`), so refits sample
+    without compiling again; an explicit ``nuts_sampler`` runs ``pm.sample``, which compiles
+    its sampler on every call.
 
     Examples
     --------
@@ -229,18 +233,7 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
                 self.map_: MapResult = fit_map(shared.model, n_starts=self.n_starts, seed=seed)
                 values = {n: np.asarray(v) for n, v in self.map_.point.items()}
             else:
-                with shared.model:
-                    sampler = (
-                        {} if self.nuts_sampler is None else {"nuts_sampler": self.nuts_sampler}
-                    )
-                    self.idata_: xr.DataTree = pm.sample(
-                        draws=self.draws,
-                        tune=self.tune,
-                        chains=self.chains,
-                        random_seed=seed,
-                        progressbar=False,
-                        **sampler,
-                    )
+                self.idata_: xr.DataTree = self._sample(shared.model, len(y), seed)
                 post = posterior(self.idata_)
                 values = {n: np.asarray(post[n].mean()) for n in post.data_vars}
         self.__dict__.pop("idata_" if self.method == "map" else "map_", None)  # a refit
@@ -252,6 +245,33 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         self.noise_ = float(values["sigma_n"])
         self.mean_ = float(values["mean"])
         return self
+
+    def _sample(self, model: pm.Model, n: int, seed: int) -> xr.DataTree:
+        sampler = self.nuts_sampler
+        if sampler is None:
+            compiled = has_compiled_nutpie(model)
+            choice = choose_sampler(n, self.draws, self.tune, self.chains, compiled=compiled)
+            sampler = choice.sampler
+            if sampler == "nutpie":
+                import nutpie  # imported on use: it loads slowly
+
+                return nutpie.sample(
+                    compiled_nutpie(model),  # compiled once per shared model
+                    draws=self.draws,
+                    tune=max(self.tune, 1),  # nutpie needs a tuning step
+                    chains=self.chains,
+                    seed=seed,
+                    progress_bar=False,
+                )
+        with model:
+            return pm.sample(
+                draws=self.draws,
+                tune=self.tune,
+                chains=self.chains,
+                random_seed=seed,
+                progressbar=False,
+                nuts_sampler=sampler,
+            )
 
     def _check_params(self) -> None:
         if self.method not in METHODS:

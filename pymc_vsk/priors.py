@@ -32,7 +32,7 @@ import pymc as pm
 import pytensor.tensor as pt
 import scipy.optimize
 import scipy.spatial
-import scipy.stats
+import scipy.special
 from pymc.distributions.distribution import SymbolicRandomVariable
 from pymc.distributions.shape_utils import change_dist_size
 from pytensor.tensor.random.op import RandomVariable
@@ -89,8 +89,9 @@ def inverse_gamma_for_range(lower: float, upper: float, tail: float = 0.01) -> t
 
     def residual(log_params: np.ndarray) -> np.ndarray:
         a, b = np.exp(log_params)
-        dist = scipy.stats.invgamma(a, scale=b)
-        return np.array([np.log(dist.cdf(lower) / tail), np.log(dist.sf(upper) / tail)])
+        # InverseGamma(a, b) cdf at x: Q(a, b/x), sf: P(a, b/x) (scipy.stats is slow to import)
+        cdf, sf = scipy.special.gammaincc(a, b / lower), scipy.special.gammainc(a, b / upper)
+        return np.array([np.log(cdf / tail), np.log(sf / tail)])
 
     guess = np.log([3.0, 2.0 * lower * upper / (lower + upper) * 2.0])
     sol = scipy.optimize.root(residual, guess, method="hybr")

@@ -14,7 +14,6 @@ import numpy as np
 import numpy.typing as npt
 import pytensor.tensor as pt
 from pytensor.tensor.variable import TensorVariable
-from scipy.stats import qmc
 
 from pymc_vsk.scaling import numpy_or_tensor
 
@@ -163,6 +162,33 @@ def uniform_nodes(n: int, lower: float = 0.0, upper: float = 1.0) -> np.ndarray:
     return np.linspace(lower, upper, _check_count(n))[:, None]
 
 
+def _primes(k: int) -> list[int]:
+    """The first ``k`` primes (the bases of a k-dimensional Halton sequence)."""
+    primes: list[int] = []
+    candidate = 2
+    while len(primes) < k:
+        if all(candidate % p for p in primes if p * p <= candidate):
+            primes.append(candidate)
+        candidate += 1
+    return primes
+
+
+def _radical_inverse(n: int, base: int) -> np.ndarray:
+    """The van der Corput sequence in ``base``: i's digits mirrored about the point, i < n.
+
+    The same numbers as ``scipy.stats.qmc.Halton(scramble=False)`` to the last bit, without
+    importing ``scipy.stats`` (which takes a third of a second).
+    """
+    i = np.arange(n, dtype=np.int64)
+    out = np.zeros(n)
+    scale = 1.0
+    while np.any(i):
+        scale /= base
+        i, digit = np.divmod(i, base)
+        out += digit * scale
+    return out
+
+
 def halton_nodes(
     n: int, d: int = 1, lower: float | np.ndarray = 0.0, upper: float | np.ndarray = 1.0
 ) -> np.ndarray:
@@ -186,7 +212,8 @@ def halton_nodes(
     -------
     ndarray, shape (n, d)
     """
-    points = qmc.Halton(d=_check_count(d, "d"), scramble=False).random(_check_count(n))
+    n, d = _check_count(n), _check_count(d, "d")
+    points = np.column_stack([_radical_inverse(n, base) for base in _primes(d)])
     return np.asarray(lower) + points * (np.asarray(upper) - np.asarray(lower))
 
 

@@ -471,7 +471,10 @@ def detect_jumps(
     target_accept: float = 0.8,
     progressbar: bool = False,
 ) -> Detection:
-    """Fit the VSK GP with ``n_jumps`` jumps by NUTS (nutpie) and summarise the locations.
+    """Fit the VSK GP with ``n_jumps`` jumps by NUTS and summarise the locations.
+
+    The sampler is nutpie or PyMC's, whichever :func:`pymc_vsk.samplers.choose_sampler`
+    predicts to finish first.
 
     Parameters
     ----------
@@ -530,12 +533,17 @@ def detect_jumps(
     model, gp = build_jump_model(
         x[:, None], y, n_jumps=n_jumps, method=method, lower=lower, upper=upper
     )
+    from pymc_vsk.samplers import choose_sampler
+
+    tune = draws if tune is None else tune
+    cost = len(inside) if method == "marginal" else 1  # "marginal": a factorisation per gap
+    sampler = choose_sampler(len(x), draws, tune, chains, evaluation_cost=cost).sampler
     with model, blas_threads(1):
         idata = pm.sample(
             draws=draws,
-            tune=draws if tune is None else tune,
+            tune=tune,
             chains=chains,
-            nuts_sampler="nutpie",
+            nuts_sampler=sampler,
             random_seed=seed,
             target_accept=target_accept,
             progressbar=progressbar,

@@ -26,13 +26,17 @@ per-seed RMSE ratio VSK/stationary, and in how many seeds the VSK has the lower 
 seeds the medians land close to the paper: RMSE ratio ≈ 0.73–0.76 at N = 27 (paper 0.69) and
 ≈ 0.53–0.55 at N = 81 (paper 0.57), length scales ≈ 0.06.
 
-``method="nuts"`` replaces the MLE by NUTS (nutpie) on the default weakly-informative priors
-of :func:`pymc_vsk.build_model` (flat priors are improper); the metrics then come from the
-prediction mixed over the posterior and ℓ, σ_f, σ_n are posterior medians.
+``method="nuts"`` replaces the MLE by NUTS on the default weakly-informative priors of
+:func:`pymc_vsk.build_model` (flat priors are improper); the metrics then come from the
+prediction mixed over the posterior and ℓ, σ_f, σ_n are posterior medians. The sampler is
+the one predicted to finish first for N and the number of seeds
+(:func:`pymc_vsk.samplers.choose_sampler`: PyMC's for a few seeds at N = 27, nutpie for many),
+or the one asked for.
 
 Each kernel's model is built and compiled once and reused for every seed through
 :func:`pymc_vsk.set_data` (MAP objective and predictor are cached with the model; the nutpie
-model is compiled once and given new data with ``with_data``).
+model is compiled once and given new data with ``with_data``,
+:func:`pymc_vsk.samplers.compiled_nutpie`).
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ from pymc_vsk.paper.harness import (
 from pymc_vsk.paper.numbers import JUMP_NOISE_STD, TABLE_NODES, TABLES_2_3
 from pymc_vsk.prediction import Prediction, predict
 from pymc_vsk.progress import Steps, bars
+from pymc_vsk.samplers import SAMPLERS, choose_sampler, compiled_nutpie
 from pymc_vsk.scaling import Jump, ScalingFunction
 
 __all__ = [
@@ -166,7 +171,7 @@ def noisy_observations(X: np.ndarray, seed: int) -> np.ndarray:
 
 # -- fitting ----------------------------------------------------------------------------------
 class NutsFitter:
-    """NUTS (nutpie) on the default priors, compiled once and given new data per seed.
+    """NUTS on the default priors, compiled once and given new data per seed.
 
     The default priors are scaled to the data the model is built with (those of the first
     seed); for a fixed N the length-scale prior depends on the nodes only.
@@ -181,6 +186,11 @@ class NutsFitter:
         Observations to build the model (and scale its priors) with.
     draws, tune, chains : int
         NUTS draws and tuning steps per chain, and chains.
+    sampler : {"nutpie", "pymc"}, optional
+        The NUTS sampler; by default the one :func:`pymc_vsk.samplers.choose_sampler`
+        predicts to finish ``runs`` fits first.
+    runs : int, default 1
+        Fits this fitter will make (one per seed), which share nutpie's compilation.
     """
 
     def __init__(
@@ -191,16 +201,24 @@ class NutsFitter:
         draws: int = NUTS_DRAWS,
         tune: int = NUTS_TUNE,
         chains: int = NUTS_CHAINS,
+        *,
+        sampler: str | None = None,
+        runs: int = 1,
     ) -> None:
-        import nutpie  # imported here: only this method needs it, and it loads slowly
-
+        if sampler is None:
+            sampler = choose_sampler(len(X), draws, tune, chains, runs=runs).sampler
+        if sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {list(SAMPLERS)}; got {sampler!r}.")
         self.model, self.gp = build_model(
             X, y, psi=psi, kernel=KERNEL, priors="default", standardize=False
         )
-        self.compiled = nutpie.compile_pymc_model(self.model)
+        if sampler == "nutpie":
+            compiled_nutpie(self.model)  # compiled here, before the first seed's progress
+        self.sampler = sampler
         self.draws, self.tune, self.chains = draws, tune, chains
+        name = "nutpie" if sampler == "nutpie" else "PyMC's sampler"
         self.description = (
-            f"NUTS (nutpie): default priors, constant mean, {chains} chains × ({tune} tune + "
+            f"NUTS ({name}): default priors, constant mean, {chains} chains × ({tune} tune + "
             f"{draws} draws); ℓ, σ_f, σ_n are posterior medians, metrics from the "
             "posterior-mixed prediction"
         )
@@ -221,24 +239,46 @@ class NutsFitter:
         Fit
             Posterior medians, the prediction mixed over the posterior, failed diagnostics.
         """
-        import nutpie
-
         set_data(self.model, X, y)  # the predictor reads the model's data containers
-        idata = nutpie.sample(
-            self.compiled.with_data(X=X, y_data=y),
-            draws=self.draws,
-            tune=self.tune,
-            chains=self.chains,
-            seed=seed,
-            progress_bar=bars(),
-        )
+        if self.sampler == "nutpie":
+            import nutpie  # imported on use: it loads slowly
+
+            idata = nutpie.sample(
+                compiled_nutpie(self.model),  # compiled once, given the data just set
+                draws=self.draws,
+                tune=self.tune,
+                chains=self.chains,
+                seed=seed,
+                progress_bar=bars(),
+            )
+        else:
+            import pymc as pm
+
+            idata = pm.sample(
+                draws=self.draws,
+                tune=self.tune,
+                chains=self.chains,
+                random_seed=seed,
+                nuts_sampler="pymc",
+                progressbar=bars(),
+                compute_convergence_checks=False,  # diagnose() below checks them
+                model=self.model,
+            )
         posterior = idata["posterior"].dataset
         params = {k: float(np.median(posterior[k].values)) for k in (*PARAMETERS, "mean")}
         prediction = predict(self.gp, grid, idata=idata, model=self.model, seed=seed)
         return Fit(params, prediction, None, diagnose(idata).problems)
 
 
-def make_fitters(method: str, X: np.ndarray, y: np.ndarray, n_starts: int = 8) -> dict[str, Fitter]:
+def make_fitters(
+    method: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    n_starts: int = 8,
+    *,
+    sampler: str | None = None,
+    runs: int = 1,
+) -> dict[str, Fitter]:
     """One fitter per model (stationary, VSK), each built and compiled once.
 
     Parameters
@@ -250,6 +290,10 @@ def make_fitters(method: str, X: np.ndarray, y: np.ndarray, n_starts: int = 8) -
         Data to build the models with.
     n_starts : int, default 8
         MAP starts per fit.
+    sampler : {"nutpie", "pymc"}, optional
+        NUTS sampler (``method="nuts"``; default: chosen by :class:`NutsFitter`).
+    runs : int, default 1
+        Fits per fitter (seeds), for the choice of sampler.
 
     Returns
     -------
@@ -259,7 +303,10 @@ def make_fitters(method: str, X: np.ndarray, y: np.ndarray, n_starts: int = 8) -
     if method == "map":
         return {m: MleFitter(psi, X, y, n_starts) for m, psi in scaling_functions().items()}
     if method == "nuts":
-        return {m: NutsFitter(psi, X, y) for m, psi in scaling_functions().items()}
+        return {
+            m: NutsFitter(psi, X, y, sampler=sampler, runs=runs)
+            for m, psi in scaling_functions().items()
+        }
     raise ValueError(f"method must be 'map' or 'nuts'; got {method!r}.")
 
 
@@ -379,6 +426,7 @@ def compute(
     *,
     n_starts: int = 8,
     blas_thread_limit: int | None = 1,
+    sampler: str | None = None,
 ) -> Study:
     """Fit both models to ``n_nodes`` Halton nodes for every noise seed.
 
@@ -394,6 +442,9 @@ def compute(
         MAP starts per fit.
     blas_thread_limit : int or None, default 1
         See :func:`pymc_vsk.blas.blas_threads`.
+    sampler : {"nutpie", "pymc"}, optional
+        NUTS sampler (``method="nuts"``); by default the one predicted to finish all seeds
+        first (:func:`pymc_vsk.samplers.choose_sampler`).
 
     Returns
     -------
@@ -412,7 +463,8 @@ def compute(
     truth = targets.jump(grid)
     start = time.perf_counter()
     with blas_threads(blas_thread_limit):
-        fitters = make_fitters(method, X, noisy_observations(X, used[0]), n_starts)
+        y0 = noisy_observations(X, used[0])
+        fitters = make_fitters(method, X, y0, n_starts, sampler=sampler, runs=len(used))
         rows: dict[str, dict[str, list[float]]] = {m: {k: [] for k in ROW_LABELS} for m in MODELS}
         flags: dict[str, list[list[str]]] = {m: [] for m in MODELS}
         modes: dict[str, list[list[float] | None]] = {m: [] for m in MODELS}
@@ -555,7 +607,7 @@ def save_plot(study: Study, out: Path, name: str) -> Path:
 
 # -- command line -----------------------------------------------------------------------------
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``pymc-vsk reproduce table2|table3``: ``--seeds``, ``--method``, ``--plot``.
+    """Options of ``pymc-vsk reproduce table2|table3``: --seeds, --method, --sampler, --plot.
 
     Parameters
     ----------
@@ -567,8 +619,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--method",
         choices=("map", "nuts"),
         default="map",
-        help="maximum likelihood with multi-start fit_map (default) or NUTS with nutpie "
-        f"on the default priors ({NUTS_CHAINS} chains × {NUTS_TUNE} + {NUTS_DRAWS})",
+        help="maximum likelihood with multi-start fit_map (default) or NUTS on the default "
+        f"priors ({NUTS_CHAINS} chains × {NUTS_TUNE} + {NUTS_DRAWS})",
+    )
+    parser.add_argument(
+        "--sampler",
+        choices=("auto", *SAMPLERS),
+        default="auto",
+        help="NUTS sampler of --method nuts: the one predicted to finish first for N and the "
+        "number of seeds (auto, default), nutpie or PyMC's",
     )
     parser.add_argument(
         "--plot",
@@ -594,7 +653,9 @@ def main(args: argparse.Namespace) -> int:
     """
     if args.experiment not in TABLES:
         raise ValueError(f"Unknown table {args.experiment!r}; choose one of {sorted(TABLES)}.")
-    study = compute(TABLES[args.experiment], args.seeds, args.method)
+    sampler = getattr(args, "sampler", "auto")
+    named = {} if sampler == "auto" else {"sampler": sampler}  # auto: compute's default
+    study = compute(TABLES[args.experiment], args.seeds, args.method, **named)
     print(format_table(study))
     if args.plot is not None:
         print(f"saved {save_plot(study, args.plot, args.experiment)}")
