@@ -132,11 +132,12 @@ def test_sampled_partitions_have_the_exact_probabilities():
 # -- what the posterior says about data with known truth ------------------------------------
 @pytest.mark.parametrize("kind", ["noise", "smooth"])
 def test_no_jump_gives_zero_jumps_with_high_probability(kind):
-    """80 noisy values without a jump: K = 0 in at least 5 of 6 series, mean P(K = 0) > 0.6.
+    """80 noisy values without a jump: K = 0 in at least 4 of 6 series, mean P(K = 0) > 0.45.
 
-    Measured over 20 seeds: P(K = 0) 0.24–0.90 (mean 0.77) on white noise, where 1 series in
-    20 got K = 2; 0.53–0.95 (mean 0.84) on a sine, always K = 0. One failure in six is allowed
-    (about 3 % of seed offsets would see two) and the mean is 2.8 of its sds above 0.6.
+    Measured over 60 seeds: on white noise P(K = 0) had mean 0.71 and sd 0.19 (down to 0.000),
+    and K > 0 was reported for 4 of 60 series; on a sine, mean 0.85, sd 0.13, K > 0 for 1 of
+    60. At a rate of 4/60, three failures in six happen at about 0.6 % of seed offsets, two
+    at 6 %; the mean of six has sd 0.076, and 0.45 is 3.4 of them below 0.71.
     """
     p0, counts = [], []
     for s in seeds(*range(10, 16)):
@@ -146,8 +147,8 @@ def test_no_jump_gives_zero_jumps_with_high_probability(kind):
         post = find_jumps(x, base + 0.5 * rng.normal(size=80), draws=100, chains=2)
         p0.append(post.p_n_jumps[0])
         counts.append(post.n_jumps)
-    assert counts.count(0) >= 5, counts
-    assert np.mean(p0) > 0.6, p0
+    assert counts.count(0) >= 4, counts
+    assert np.mean(p0) > 0.45, p0
 
 
 def test_one_jump_is_located_to_its_gap():
@@ -340,9 +341,11 @@ def test_repeated_values_and_tied_inputs_are_handled():
     post = find_jumps(x, y, draws=200, chains=2)
     assert post.model.noise_var > 0.01
     assert post.p_n_jumps[0] < 1e-3
-    # a second, spurious jump in the many zeros came up at 1 of 8 seed offsets
+    # over 40 seed offsets: one jump at 35, a second, spurious one in the many zeros at 5;
+    # the jump nearest to the change was 0 from it at 37, 1 at 2 and 2 at 1 (tied x: steps
+    # of 1)
     assert 1 <= post.n_jumps <= 2
-    assert min(abs(j.location - 19.5) for j in post.jumps) <= 1.0
+    assert min(abs(j.location - 19.5) for j in post.jumps) <= 3.0
 
 
 def test_prior_counts_are_the_closed_form_without_ties_and_skip_cuts_inside_ties():
