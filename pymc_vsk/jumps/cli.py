@@ -3,7 +3,8 @@ r"""Jump detection from a CSV file: ``pymc-vsk detect-jumps data.csv --x COL --y
 Reads two numeric columns of a CSV file, sorts the rows by x and, by default, computes the
 exact posterior of the segment model (:func:`pymc_vsk.jumps.find_jumps`): the probability of
 every number of jumps, the most probable number, and per jump its posterior median location,
-the hull of its 94 % credible gaps and the probability that a jump lies there. ``--jumps K``
+the shortest interval of gaps holding 94 % of its mass and the probability that a jump lies
+there. ``--jumps K``
 fixes the number. ``--method smooth|marginal`` fits instead the VSK GP with K random jumps by
 NUTS (:func:`pymc_vsk.jumps.build_jump_model`; K must then be given). x and y stay in the
 file's units. ``--json OUT`` writes the answer as JSON, ``--plot`` a figure; progress goes to

@@ -2,11 +2,12 @@ r"""How many jumps, where, and how sure: the exact posterior of the segment mode
 
 :func:`find_jumps` computes P(K = k | y) for every number of jumps k (the model and its priors
 are in :mod:`pymc_vsk.jumps.segments`), decides K by the most probable count, and describes
-each jump by independent exact draws: the posterior median location, the hull of the 94 %
-credible set of gaps, and the probability that a jump lies there at all. The continuous shape
-of the smooth part (ℓ, r) is integrated over a grid; levels and scales of the segments in
-closed form; the partitions by dynamic programming. Nothing is sampled by a Markov chain, so
-the posterior is converged by construction: r̂ and ESS of the draws are reported to show it.
+each jump by independent exact draws: the posterior median location, the shortest run of
+gaps holding 94 % of its mass, and the probability that a jump lies there at all. The
+continuous shape of the smooth part (ℓ, r) is integrated over a grid; levels, slopes and
+scales of the segments in closed form; the partitions by dynamic programming. Nothing is
+sampled by a Markov chain, so the posterior is converged by construction: r̂ and ESS of the
+draws are reported to show it.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class Jump:
         Posterior median location, in x units (a jump between nodes ``x[c-1]`` and ``x[c]``
         sits at the middle of the gap).
     interval : tuple of float
-        Hull of the smallest set of gaps holding ``PROB`` of the location's mass.
+        Shortest run of consecutive gaps holding ``PROB`` of the location's mass.
     probability : float
         Posterior probability that some jump lies in ``interval`` (whatever the count).
     gaps : array
@@ -350,17 +351,26 @@ def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.
 
 
 def _describe(locs: np.ndarray, all_locs: np.ndarray, x: np.ndarray, mids: np.ndarray) -> Jump:
-    """Median, credible hull and existence probability of one jump's location draws.
+    """Median, credible interval and existence probability of one jump's location draws.
 
     The draws are gap midpoints ``mids``; the gap of midpoint ``mids[i]`` is (x[i], x[i+1]].
+    The interval is the shortest run of consecutive gaps that holds ``PROB`` of the draws
+    (the most mass among equally short ones): a few stray draws far from the jump do not
+    stretch it, as they would the hull of the most probable gaps.
     """
     gaps, counts = np.unique(locs, return_counts=True)
     probs = counts / counts.sum()
-    order = np.argsort(-probs, kind="stable")
-    need = np.searchsorted(np.cumsum(probs[order]), PROB) + 1
-    chosen = np.sort(gaps[order[:need]])
-    first, last = np.searchsorted(mids, chosen[[0, -1]])
-    lo, hi = float(x[first]), float(x[last + 1])
+    index = np.searchsorted(mids, gaps)  # gap i spans (x[i], x[i + 1]]
+    cum = np.concatenate([[0.0], np.cumsum(probs)])
+    # for every first gap a, the fewest following gaps b with mass(a..b) >= PROB
+    ends = np.searchsorted(cum, cum[:-1] + PROB - 1e-12, side="left") - 1
+    valid = ends < len(gaps)
+    starts = np.flatnonzero(valid)
+    ends = ends[valid]
+    width = x[index[ends] + 1] - x[index[starts]]
+    mass = cum[ends + 1] - cum[starts]
+    best = np.lexsort((-mass, width))[0]
+    lo, hi = float(x[index[starts[best]]]), float(x[index[ends[best]] + 1])
     inside = np.mean(np.any((all_locs >= lo) & (all_locs <= hi), axis=1))
     return Jump(float(np.median(locs)), (lo, hi), float(inside), gaps, probs)
 

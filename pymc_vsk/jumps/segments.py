@@ -404,7 +404,7 @@ class SegmentModel:
         Grid of r = σ_f/σ_n (0: a constant level plus noise in each segment).
     level_sd : float, default 2.0
         Prior sd of a segment's level, in units of sd(y) at the typical noise scale.
-    slope_sd : float, default 1.0
+    slope_sd : float, default 0.5
         Prior sd of a segment's slope, in sd(y) per x-range at the typical noise scale
         (0: every segment is flat apart from its smooth part). A trend within a segment is
         then a line, not something the smooth part must bend to follow or a chain of jumps
@@ -435,7 +435,7 @@ class SegmentModel:
         n_lengthscales: int = 8,
         ratios: tuple[float, ...] = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0),
         level_sd: float = 2.0,
-        slope_sd: float = 1.0,
+        slope_sd: float = 0.5,
         a0: float = 1.0,
         min_lengthscale: float = 1.0,
     ) -> None:
