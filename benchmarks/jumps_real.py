@@ -238,11 +238,14 @@ def summarise(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _value(text: str) -> float | str:
-    try:
-        return float(text)
-    except ValueError:
-        return text
+def _value(text: str) -> int | float | str:
+    """An option's value: an int (``n_lengthscales=12``), a float, or the text itself."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,7 +88,8 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
     draws, tune, chains : int, default 1000, 1000, 2
         NUTS draws and tuning steps per chain, and chains (``method="nuts"``).
     nuts_sampler : {"nutpie", "pymc", "numpyro", "blackjax"}, optional
-        ``pm.sample``'s ``nuts_sampler``; ``None`` (default) takes nutpie or PyMC's sampler,
+        The NUTS sampler (``pm.sample``'s names; nutpie runs its model compiled once);
+        ``None`` (default) takes nutpie or PyMC's sampler,
         whichever :func:`pymc_vsk.samplers.choose_sampler` predicts to finish first (nutpie
         once it has compiled this model in the process).
     max_draws : int, default 500
@@ -143,10 +144,9 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
     share one model and its compiled functions: ``fit`` swaps its data and data-scaled prior
     parameters into the model (:func:`pymc_vsk.set_data`, no recompilation) and ``predict``
     swaps them back when another estimator used the model in between. With
-    ``method="nuts"`` and the default ``nuts_sampler``, nutpie's compiled model is kept with
+    ``method="nuts"`` and nutpie (chosen or asked for), nutpie's compiled model is kept with
     the shared model too (:func:`pymc_vsk.samplers.compiled_nutpie`), so refits sample
-    without compiling again; an explicit ``nuts_sampler`` runs ``pm.sample``, which compiles
-    its sampler on every call.
+    without compiling again; the other samplers run through ``pm.sample``.
 
     Examples
     --------
@@ -252,17 +252,17 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
             compiled = has_compiled_nutpie(model)
             choice = choose_sampler(n, self.draws, self.tune, self.chains, compiled=compiled)
             sampler = choice.sampler
-            if sampler == "nutpie":
-                import nutpie  # imported on use: it loads slowly
+        if sampler == "nutpie":  # chosen or asked for: compiled once per shared model
+            import nutpie  # imported on use: it loads slowly
 
-                return nutpie.sample(
-                    compiled_nutpie(model),  # compiled once per shared model
-                    draws=self.draws,
-                    tune=max(self.tune, 1),  # nutpie needs a tuning step
-                    chains=self.chains,
-                    seed=seed,
-                    progress_bar=False,
-                )
+            return nutpie.sample(
+                compiled_nutpie(model),
+                draws=self.draws,
+                tune=max(self.tune, 1),  # nutpie needs a tuning step
+                chains=self.chains,
+                seed=seed,
+                progress_bar=False,
+            )
         with model:
             return pm.sample(
                 draws=self.draws,

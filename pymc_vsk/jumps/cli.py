@@ -158,17 +158,16 @@ def read_xy(
                 "quote values that contain commas)."
             )
     if drop_missing:
-        text = data[index[y]].str.strip().str.lower()
-        gone = text.isin(MISSING) | data[index[y]].isna()
+        gone = _missing(data[index[y]])
         if gone.any():
-            lines = [str(line) for line in data.index[gone.to_numpy()]]
+            lines = [str(line) for line in data.index[gone]]
             shown = ", ".join(lines[:10]) + (", …" if len(lines) > 10 else "")
             print(
                 f"{path}: left out {len(lines)} row(s) without a value in column {y!r} "
                 f"(line(s) {shown}).",
                 file=sys.stderr,
             )
-            data = data[~gone.to_numpy()]
+            data = data[~gone]
     if len(data) < min_rows:
         raise InputError(
             f"{path} has {len(data)} data row(s) with a value; at least {min_rows} are needed "
@@ -316,11 +315,16 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _missing(cells: pd.Series) -> np.ndarray:
+    """Which cells are empty or a missing-value marker (:data:`MISSING`)."""
+    return (cells.isna() | cells.str.strip().str.lower().isin(MISSING)).to_numpy()
+
+
 def _numbers(path: Path, column: str, cells: pd.Series) -> np.ndarray:
     """The cells of one column as floats (pandas), or an error naming the first bad cell."""
     text = cells.str.strip()
     values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
-    missing = text.str.lower().isin(MISSING).to_numpy()
+    missing = _missing(cells)
     bad = missing | ~np.isfinite(values)
     if not bad.any():
         return values

@@ -102,6 +102,18 @@ def stationary_covariance(lengthscale: float) -> np.ndarray:
 
 
 @numba.njit(cache=True)
+def _product(A, B, out, transpose_b):  # pragma: no cover
+    """out = A B, or A Bᵀ with ``transpose_b``, for small square matrices."""
+    k = A.shape[0]
+    for u in range(k):
+        for w in range(k):
+            acc = 0.0
+            for v in range(k):
+                acc += A[u, v] * (B[w, v] if transpose_b else B[v, w])
+            out[u, w] = acc
+
+
+@numba.njit(cache=True)
 def _filter_from(
     start, y, dx, A, Q, Pinf, ratio, level_var, slope_var, a0, b0, min_size, out
 ):  # pragma: no cover
@@ -119,9 +131,7 @@ def _filter_from(
     g = np.zeros(5)
     P[0, 0] = level_var
     P[1, 1] = slope_var
-    for u in range(3):
-        for w in range(3):
-            P[u + 2, w + 2] = Pinf[u, w]
+    P[2:, 2:] = Pinf
     ld = 0.0
     q = 0.0
     half_log_2pi = 0.5 * np.log(2.0 * np.pi)
@@ -130,33 +140,18 @@ def _filter_from(
     S[1, 1] = 1.0
     for j in range(start, n):
         if j > start:
-            a = A[j - 1]
             S[0, 1] = dx[j - 1]
-            for u in range(3):
-                for w in range(3):
-                    S[u + 2, w + 2] = a[u, w]
+            S[2:, 2:] = A[j - 1]
             # m <- S m; P <- S P S' + blockdiag(0, 0, Q)
-            m0 = m[0] + S[0, 1] * m[1]
-            m2 = a[0, 0] * m[2] + a[0, 1] * m[3] + a[0, 2] * m[4]
-            m3 = a[1, 0] * m[2] + a[1, 1] * m[3] + a[1, 2] * m[4]
-            m4 = a[2, 0] * m[2] + a[2, 1] * m[3] + a[2, 2] * m[4]
-            m[0], m[2], m[3], m[4] = m0, m2, m3, m4
             for u in range(5):
-                for w in range(5):
-                    acc = 0.0
-                    for v in range(5):
-                        acc += S[u, v] * P[v, w]
-                    T[u, w] = acc
-            qq = Q[j - 1]
-            for u in range(5):
-                for w in range(5):
-                    acc = 0.0
-                    for v in range(5):
-                        acc += T[u, v] * S[w, v]
-                    P[u, w] = acc
-            for u in range(3):
-                for w in range(3):
-                    P[u + 2, w + 2] += qq[u, w]
+                acc = 0.0
+                for v in range(5):
+                    acc += S[u, v] * m[v]
+                g[u] = acc
+            m[:] = g
+            _product(S, P, T, False)
+            _product(T, S, P, True)
+            P[2:, 2:] += Q[j - 1]
         s = P[0, 0] + 2.0 * ratio * P[0, 2] + ratio * ratio * P[2, 2] + 1.0
         v = y[j] - m[0] - ratio * m[2]
         ld += np.log(s)
