@@ -395,12 +395,12 @@ class VSK(_Lifted):
         Raises
         ------
         NotImplementedError
-            Always; use :class:`pymc_vsk.hsgp.LiftedHSGP` for a fixed ψ.
+            Always; use :class:`pymc_vsk.hsgp.LiftedHSGP`.
         """
         raise NotImplementedError(
             "A VSK is stationary on the lifted inputs [x, ψ(x)], not on x, so pm.gp.HSGP cannot "
-            "take it directly. Use pymc_vsk.hsgp.LiftedHSGP(m, psi, cov_func=base_kernel) for "
-            "a fixed ψ."
+            "take it directly. Use pymc_vsk.hsgp.LiftedHSGP(m, psi, cov_func=base_kernel), the "
+            "base kernel's HSGP on the lifted inputs (ψ fixed or random)."
         )
 
     def _diag(self, X: pt.TensorLike) -> Variable:

@@ -1,16 +1,19 @@
-r"""Hilbert-space GP approximation of a VSK with a fixed ψ, on the lifted inputs.
+r"""Hilbert-space GP approximation of a VSK on the lifted inputs, with a fixed or random ψ.
 
-A VSK is a stationary kernel on Ψ(x) = [x, ψ(x)] ∈ ℝ^{d+q} (eq. 13), so for a **fixed** ψ
-its Hilbert-space approximation (Solin and Särkkä 2020; Riutort-Mayol et al. 2023) is PyMC's
-``pm.gp.HSGP`` of the base kernel evaluated on the lifted inputs: f ≈ Φ(Ψ(x)) (√S ⊙ β) with
-Laplace eigenfunctions Φ on a box around the lifted data and the base kernel's spectral
-density S. Cost O(n m) per log density instead of O(n³), which is what lets a VSK GP take
-tens of thousands of points.
+A VSK is a stationary kernel on Ψ(x) = [x, ψ(x)] ∈ ℝ^{d+q} (eq. 13), so its Hilbert-space
+approximation (Solin and Särkkä 2020; Riutort-Mayol et al. 2023) is PyMC's ``pm.gp.HSGP`` of
+the base kernel evaluated on the lifted inputs: f ≈ Φ(Ψ(x)) (√S ⊙ β) with Laplace
+eigenfunctions Φ on a box around the lifted inputs and the base kernel's spectral density S.
+Cost O(n m) per log density instead of O(n³), which is what lets a VSK GP take tens of
+thousands of points.
 
-HSGP fixes the centre and the box of its inputs when the prior is built. With a random ψ the
-lifted inputs move with ψ's parameters, so that box would be frozen at one draw and the
-approximation silently wrong: :class:`LiftedHSGP` refuses a random ψ (use
-``pm.gp.MarginalApprox`` with a :class:`~pymc_vsk.VSK`, or the dense VSK, there).
+HSGP fixes the centre and the box of its inputs when the prior is built. For a fixed ψ they
+come from the lifted data, as in PyMC. With a random ψ (a jump location or amplitude with a
+prior) the lifted inputs move with ψ's parameters, so the box of the ψ coordinates must hold
+every value ψ can take: it comes from the scaling function's own bounds
+(:meth:`~pymc_vsk.scaling.ScalingFunction.value_range`: a jump of fixed amplitude a stays in
+[0, a] wherever it is) or from ``psi_range``; Φ is then a function of ψ's parameters, and NUTS
+moves them with the rest.
 """
 
 from __future__ import annotations
@@ -40,14 +43,36 @@ class LiftedHSGP(pm.gp.HSGP):
         Basis functions per lifted coordinate (d + q entries). A jump ψ takes few values, so a
         few (3–5) basis functions suffice for its coordinate.
     psi : ScalingFunction or callable
-        A fixed scaling function (no random parameters).
+        The scaling function; its parameters may be random variables.
     cov_func : Covariance
         The base kernel on the lifted inputs (``input_dim = d + q``), optionally scaled, e.g.
         ``sigma_f**2 * pm.gp.cov.Matern52(2, ls=ls)``; it needs ``power_spectral_density``.
     L, c : optional
         Box half-widths or extension factor, as in ``pm.gp.HSGP`` (for the lifted inputs).
+    psi_range : (lower, upper) or sequence of them, optional
+        Bounds of each ψ coordinate over every x and every value of ψ's random parameters
+        (q pairs, or one pair when q = 1). The box of the ψ coordinates is centred on them
+        and, with ``c``, ``c`` times their half-width wide. Needed for a random ψ whose
+        :meth:`~pymc_vsk.scaling.ScalingFunction.value_range` is not known (a random
+        amplitude: give its largest value); the approximation degrades where ψ leaves it.
     **kwargs
         Passed to ``pm.gp.HSGP`` (``parametrization``, ``boundary``, ``mean_func`` ...).
+
+    Examples
+    --------
+    A jump of unknown location, sampled with the rest. ψ stays in [0, 1] wherever the jump
+    is; the box around it leaves room for two length scales on each side:
+
+    >>> import numpy as np, pymc as pm
+    >>> from pymc_vsk.scaling import SmoothJump
+    >>> X = np.linspace(0, 1, 200)[:, None]
+    >>> with pm.Model():
+    ...     t = pm.Uniform("t", 0.2, 0.8)
+    ...     gp = LiftedHSGP([30, 5], SmoothJump(t, width=0.01),
+    ...                     cov_func=pm.gp.cov.Matern52(2, ls=[0.2, 0.5]), L=[0.75, 1.5])
+    ...     f = gp.prior("f", X=X)
+    >>> gp.psi_range.tolist()  # from the jump's amplitude, 1
+    [[0.0, 1.0]]
     """
 
     def __init__(
@@ -57,22 +82,18 @@ class LiftedHSGP(pm.gp.HSGP):
         cov_func: pm.gp.cov.Covariance,
         L: Sequence[float] | None = None,
         c: float | None = None,
+        psi_range: Sequence[float] | Sequence[Sequence[float]] | None = None,
         **kwargs: object,
     ) -> None:
         self.psi = as_scaling_function(psi)
-        if self.psi.is_random:
-            raise ValueError(
-                f"LiftedHSGP needs a fixed ψ, but {self.psi!r} has random parameters: HSGP fixes "
-                "the centre and box of the lifted inputs [x, ψ(x)] when the prior is built, so a "
-                "random ψ would be frozen at one draw. Use pm.gp.MarginalApprox (VFE/FITC) with "
-                "a pymc_vsk.VSK, or the dense VSK, for a random ψ."
-            )
         self.d = cov_func.input_dim - self.psi.q
         if self.d < 1:
             raise ValueError(
                 f"cov_func acts on the lifted inputs of width d + q; with q = {self.psi.q} its "
                 f"input_dim = {cov_func.input_dim} leaves no room for x."
             )
+        #: Bounds of the ψ coordinates, shape (q, 2), or None (a fixed ψ: box from the data).
+        self.psi_range = _psi_range(self.psi, psi_range)
         super().__init__(m=m, L=L, c=c, cov_func=cov_func, **kwargs)
         #: The model in context at construction, where :func:`pymc_vsk.predict` looks first.
         self.model = pm.Model.get_context(error_if_none=False)
@@ -106,10 +127,68 @@ class LiftedHSGP(pm.gp.HSGP):
         phi : TensorVariable, shape (n, M)
         sqrt_psd : TensorVariable, shape (M,)
         """
-        return super().prior_linearized(self.lift(X))
+        lifted = self.lift(X)
+        if self.psi_range is not None and self._X_center is None:
+            self._fix_box(X)
+        return super().prior_linearized(lifted)
+
+    def _fix_box(self, X: npt.ArrayLike | pt.TensorLike) -> None:
+        """Centre and half-widths of the box: x's from the data, ψ's from ``psi_range``."""
+        value = as_numeric(X)
+        if value is None:
+            raise ValueError(
+                "with psi_range (or a random ψ), LiftedHSGP fixes the box of x from the first "
+                "inputs it is given: pass them as numbers, not as a symbolic tensor."
+            )
+        x = np.asarray(value, dtype=float).reshape(len(value), -1)
+        lo, hi = x.min(axis=0), x.max(axis=0)
+        centre = np.concatenate([(lo + hi) / 2, self.psi_range.mean(axis=1)])
+        self._X_center = centre
+        if self._L is None:
+            half = np.concatenate([(hi - lo) / 2, np.diff(self.psi_range, axis=1)[:, 0] / 2])
+            self._L = self._c * half
 
     def _build_conditional(self, Xnew: npt.ArrayLike | pt.TensorLike):
         return super()._build_conditional(self.lift(Xnew))
+
+
+def _psi_range(
+    psi: ScalingFunction, psi_range: Sequence[float] | Sequence[Sequence[float]] | None
+) -> np.ndarray | None:
+    """``psi_range`` as a (q, 2) array; a random ψ's own bounds when it is not given."""
+    if psi_range is None:
+        if not psi.is_random:
+            return None
+        known = psi.value_range()
+        if known is None:
+            raise ValueError(
+                f"{psi!r} has random parameters and no known bounds: HSGP needs a fixed box "
+                "around the lifted inputs [x, ψ(x)]. Give psi_range=(lower, upper), the values "
+                "ψ(x) can take for every value of its parameters (e.g. (0, a_max) for a jump of "
+                "random amplitude at most a_max), or use pm.gp.MarginalApprox with a "
+                "pymc_vsk.VSK."
+            )
+        bounds = np.column_stack(known).astype(float)
+    else:
+        bounds = np.asarray(psi_range, dtype=float)
+        if bounds.shape == (2,):
+            bounds = bounds[None, :]
+        if bounds.shape != (psi.q, 2):
+            raise ValueError(
+                f"psi_range needs one (lower, upper) pair per ψ coordinate ({psi.q}); got an "
+                f"array of shape {np.shape(psi_range)}."
+            )
+    if not np.all(np.isfinite(bounds)):
+        raise ValueError(f"psi_range must be finite; got {bounds.tolist()}.")
+    flat = bounds[:, 1] <= bounds[:, 0]
+    if np.any(flat):
+        if psi_range is None:  # a ψ that never moves, e.g. amplitude 0: a unit box around it
+            bounds[flat] += [-0.5, 0.5]
+        else:
+            raise ValueError(
+                f"psi_range needs lower < upper for each ψ coordinate; got {bounds.tolist()}."
+            )
+    return bounds
 
 
 class CollapsedLiftedHSGP(LiftedHSGP):
@@ -126,9 +205,10 @@ class CollapsedLiftedHSGP(LiftedHSGP):
             - \frac{u^\top B^{-1} u}{\sigma_n^4} + \log\det B + n \log \sigma_n^2
             + n \log 2\pi\right).
 
-    ΦᵀΦ, Φᵀy, Φᵀ1, Σy and yᵀy are computed once from the data (O(n M²)); each log density
-    and gradient then costs O(M³), independent of n, so NUTS samples only the
-    hyper-parameters and scales to tens of thousands of points.
+    For a fixed ψ, ΦᵀΦ, Φᵀy, Φᵀ1, Σy and yᵀy are computed once from the data (O(n M²)); each
+    log density and gradient then costs O(M³), independent of n, so NUTS samples only the
+    hyper-parameters and scales to tens of thousands of points. With a random ψ, Φ moves with
+    ψ's parameters and the same statistics are part of every log density: O(n M²) each.
     """
 
     def marginal_likelihood(
@@ -165,7 +245,8 @@ class CollapsedLiftedHSGP(LiftedHSGP):
         if y.shape != (len(X),):
             raise ValueError(f"y must have shape ({len(X)},); got {y.shape}.")
         phi, sqrt_psd = self.prior_linearized(X)
-        phi = np.asarray(phi.eval())
+        if not self.psi.is_random:  # otherwise Φ moves with ψ: the statistics are symbolic
+            phi = np.asarray(phi.eval())
         self.X, self.y, self.sigma, self.mean = X, y, sigma, mean
         self._stats = {
             "A": phi.T @ phi,

@@ -76,6 +76,6 @@ def check_dense(n: int, m: int, what: str, copies: int = DENSE_COPIES) -> None:
             f"{what} needs dense {n} x {m} matrices: about {need / 1024**3:.1f} GiB for a log "
             f"density and its gradient, above the limit of {limit / 1024**3:.1f} GiB. For many "
             "points use an approximation: pm.gp.MarginalApprox (VFE/FITC) with inducing points "
-            "on both sides of each jump, or pymc_vsk.hsgp for a fixed ψ. To allow it anyway, "
+            "on both sides of each jump, or pymc_vsk.hsgp.LiftedHSGP. To allow it anyway, "
             "raise the limit: pymc_vsk.memory.set_memory_limit('16G') or PYMC_VSK_MEMORY_LIMIT."
         )

@@ -171,6 +171,17 @@ class ScalingFunction:
         """True when a parameter is symbolic and not a constant (e.g. a PyMC random variable)."""
         return any(numeric_value(v) is None for v in self.params.values())
 
+    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Bounds of ψ(x) over every x and every value of the random parameters, if known.
+
+        Returns
+        -------
+        (lower, upper) : arrays of shape (q,), or None
+            None when the bounds depend on a random parameter or are not known in closed
+            form (the default).
+        """
+        return None
+
     def __call__(self, X: npt.ArrayLike | pt.TensorLike) -> np.ndarray | TensorVariable:
         """Evaluate ψ on ``X``: numpy in, numpy out (fixed parameters); otherwise a tensor.
 
@@ -249,6 +260,36 @@ def _short(v: Any) -> str:
     return repr(np.asarray(v).tolist())
 
 
+def _sum_of_steps_range(
+    locations: Parameter, amplitudes: Parameter
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Bounds of Σ_k a_k s_k over s_k ∈ [0, 1], from numeric amplitudes a_k.
+
+    The amplitudes broadcast to the number of locations, which a random vector of locations
+    must fix in its static shape.
+    """
+    a = numeric_value(amplitudes)
+    if a is None:
+        return None
+    a = np.atleast_1d(a)
+    if a.size == 1:
+        t = numeric_value(locations)
+        count = t.size if t is not None else pt.as_tensor_variable(locations).type.shape[0]
+        if count is None:
+            return None
+        a = np.full(int(count), float(a[0]))
+    return np.array([a[a < 0].sum()]), np.array([a[a > 0].sum()])
+
+
+def _amplitude_range(amplitude: Parameter) -> tuple[np.ndarray, np.ndarray] | None:
+    """Bounds of a · s over s ∈ [0, 1], from a numeric amplitude a."""
+    a = numeric_value(amplitude)
+    if a is None:
+        return None
+    a = float(np.ravel(a)[0])
+    return np.array([min(0.0, a)]), np.array([max(0.0, a)])
+
+
 def _column(X: Any, dim: int) -> Any:
     return X[:, dim]
 
@@ -286,6 +327,10 @@ class Jump(ScalingFunction):
         self.dim = int(dim)
 
     example_args = (0.5,)  # the jump of Section 4.1
+
+    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """[sum of the negative amplitudes, sum of the positive ones], for any locations."""
+        return _sum_of_steps_range(self.params["locations"], self.params["amplitudes"])
 
     def _formula(self, X, locations, amplitudes):
         x = _column(X, self.dim)
@@ -329,6 +374,10 @@ class SmoothJump(ScalingFunction):
         """``SmoothJump(0.5, width=0.05)``."""
         return cls(0.5, width=0.05)
 
+    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """[sum of the negative amplitudes, sum of the positive ones], for any locations."""
+        return _sum_of_steps_range(self.params["locations"], self.params["amplitudes"])
+
     def _formula(self, X, locations, amplitudes, width):
         x = _column(X, self.dim)
         steps = pt.sigmoid((x[:, None] - locations[None, :]) / width)
@@ -367,6 +416,10 @@ class Region(ScalingFunction):
         """The region x₁ > x₂ of the unit square."""
         return cls(lambda X: X[:, 0] > X[:, 1])
 
+    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """[min(0, a), max(0, a)] for a numeric amplitude a."""
+        return _amplitude_range(self.params["amplitude"])
+
     def _formula(self, X, amplitude):
         return amplitude * pt.where(_call_user_function(self.predicate, X), 1.0, 0.0)
 
@@ -382,6 +435,10 @@ class _SignedDistanceRegion(ScalingFunction):
 
     def _signed_distance(self, X, **params):
         raise NotImplementedError
+
+    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """[min(0, a), max(0, a)] for a numeric amplitude a, whatever the region."""
+        return _amplitude_range(self.params["amplitude"])
 
     def _formula(self, X, amplitude, width, **params):
         s = self._signed_distance(X, **params)
@@ -627,6 +684,13 @@ class Stack(ScalingFunction):
     def example(cls) -> Stack:
         """A jump and a corner at 0.5 as two columns."""
         return cls([Jump(0.5), Corner()])
+
+    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The parts' bounds, column by column, when every part knows its own."""
+        ranges = [p.value_range() for p in self.parts]
+        if any(r is None for r in ranges):
+            return None
+        return np.concatenate([r[0] for r in ranges]), np.concatenate([r[1] for r in ranges])
 
     def _formula(self, X, **params):
         cols = []

@@ -259,7 +259,9 @@ def test_checker_ignores_type_checking_imports_for_cycles_not_for_floors(tmp_pat
 
 
 # -- the studies run as scripts -----------------------------------------------------------------
-@pytest.mark.parametrize("script", ["sbc.py", "jump_recovery.py", "run.py", "large_n.py"])
+@pytest.mark.parametrize(
+    "script", ["sbc.py", "jump_recovery.py", "run.py", "large_n.py", "random_jump.py"]
+)
 def test_benchmark_scripts_run_as_scripts_from_anywhere(script, tmp_path):
     """``python benchmarks/sbc.py`` imports ``benchmarks.calibration`` whatever the directory."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

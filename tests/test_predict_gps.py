@@ -19,7 +19,7 @@ from pymc_vsk import VSK, build_model, predict, targets
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.prediction import Prediction
-from pymc_vsk.scaling import Jump
+from pymc_vsk.scaling import Jump, SmoothJump
 from tests import reference as ref
 
 LS, SF, SN = 0.15, 1.3, 0.2
@@ -276,3 +276,21 @@ def test_summary_arguments_are_checked():
         pred.interval(0.9, kind="hpd")
     with pytest.raises(ValueError, match=r"of must be 'f'"):
         pred.quantile(0.5, of="z")
+
+
+def test_collapsed_lifted_hsgp_with_a_random_jump_predicts_as_the_fixed_one_at_each_draw():
+    cov = 1.5**2 * pm.gp.cov.Matern52(2, ls=[0.08, 0.5])
+    with pm.Model() as random_model:
+        t = pm.Uniform("t", 0.2, 0.8)
+        random_gp = CollapsedLiftedHSGP([50, 8], SmoothJump(t, width=0.01), cov_func=cov, c=3.0)
+        random_gp.marginal_likelihood("y", X, Y, sigma=0.25, mean=0.3)
+    for value in (0.45, 0.5):
+        with pm.Model() as fixed_model:  # the same box, given by the same bounds of ψ
+            fixed_gp = CollapsedLiftedHSGP(
+                [50, 8], SmoothJump(value, width=0.01), cov_func=cov, c=3.0, psi_range=(0, 1)
+            )
+            fixed_gp.marginal_likelihood("y", X, Y, sigma=0.25, mean=0.3)
+        got = predict(random_gp, XNEW, point={"t": value}, model=random_model)
+        expected = predict(fixed_gp, XNEW, point={}, model=fixed_model)
+        np.testing.assert_allclose(got.mean, expected.mean, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(got.std_f, expected.std_f, rtol=1e-8, atol=1e-12)

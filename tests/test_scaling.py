@@ -139,3 +139,34 @@ def test_bad_scaling_arguments():
         scaling.Jump(0.5).numpy(np.zeros(3))
     with pytest.raises(ValueError, match="at least one"):
         scaling.Stack([])
+
+
+@pytest.mark.parametrize("name", list(SCALINGS))
+def test_a_known_value_range_holds_every_value_of_psi(name):
+    d, make_psi, psi_ref = SCALINGS[name]
+    psi = make_psi()
+    bounds = psi.value_range()
+    if bounds is None:
+        return
+    values = np.asarray(psi_ref(inputs(d, 400, seed=3))).reshape(400, -1)
+    assert np.all(values >= bounds[0] - 1e-12) and np.all(values <= bounds[1] + 1e-12)
+
+
+def test_value_range_of_jumps_and_regions_whatever_their_random_locations():
+    assert [b.tolist() for b in scaling.Jump([0.3, 0.6], [1.0, -2.0]).value_range()] == [
+        [-2.0],
+        [1.0],
+    ]
+    with pm.Model():
+        t = pm.Uniform("t", 0, 1, shape=3)
+        a = pm.HalfNormal("a")
+        # amplitude 0.5 broadcast to the three random locations
+        smooth = scaling.SmoothJump(t, 0.5).value_range()
+        assert [b.tolist() for b in smooth] == [[0.0], [1.5]]
+        disk = scaling.Disk([0.5, 0.5], t[0], amplitude=-2.0).value_range()
+        assert [b.tolist() for b in disk] == [[-2.0], [0.0]]
+        assert scaling.Jump(0.5, a).value_range() is None  # a random amplitude
+    assert scaling.Weierstrass(12).value_range() is None  # not known in closed form
+    both = scaling.Stack([scaling.Jump(0.5), scaling.Region(lambda X: X[:, 0] > 0, 3.0)])
+    assert [b.tolist() for b in both.value_range()] == [[0.0, 0.0], [1.0, 3.0]]
+    assert scaling.Stack([scaling.Jump(0.5), scaling.Corner()]).value_range() is None
