@@ -450,6 +450,8 @@ def run_sbc(
     """
     import nutpie  # a dependency; imported here because it loads slowly
 
+    from pymc_vsk.samplers import compiled_nutpie
+
     obs = _observed(model, observed)
     data_var = model.rvs_to_values[obs]
     if data_var not in model.data_vars:
@@ -459,7 +461,7 @@ def run_sbc(
         raise ValueError(f"{chains} × {draws} draws cannot be thinned to L = {n_thinned}.")
 
     start = time.perf_counter()
-    compiled = nutpie.compile_pymc_model(model)
+    compiled = compiled_nutpie(model)
     compile_seconds = time.perf_counter() - start
 
     seeds = np.random.SeedSequence(seed).generate_state(len(simulations))

@@ -283,10 +283,11 @@ def _nuts(model: Any, gp: Any, grid: np.ndarray, nuts: dict[str, int]) -> dict[s
 
     from pymc_vsk import diagnose
     from pymc_vsk.blas import blas_threads
+    from pymc_vsk.samplers import compiled_nutpie
 
     with blas_threads(1):
         t0 = time.perf_counter()
-        compiled = nutpie.compile_pymc_model(model)
+        compiled = compiled_nutpie(model)
         t1 = time.perf_counter()
         idata = nutpie.sample(compiled, cores=2, seed=1, progress_bar=False, **nuts)
         t2 = time.perf_counter()

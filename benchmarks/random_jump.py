@@ -58,11 +58,12 @@ def run(n: int, draws: int, chains: int, seed: int) -> dict[str, float]:
 
     from pymc_vsk import diagnose
     from pymc_vsk.blas import blas_threads
+    from pymc_vsk.samplers import compiled_nutpie
 
     X, y = jump_data(n)
     with blas_threads(1):
         t0 = time.perf_counter()
-        compiled = nutpie.compile_pymc_model(random_jump_model(X, y))
+        compiled = compiled_nutpie(random_jump_model(X, y))
         t1 = time.perf_counter()
         idata = nutpie.sample(
             compiled, draws=draws, tune=draws, chains=chains, cores=2, seed=seed,

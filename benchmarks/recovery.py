@@ -436,12 +436,14 @@ def run_recovery(
     """
     import nutpie
 
+    from pymc_vsk.samplers import compiled_nutpie
+
     method = default_method(n) if method is None else method
     given = {"draws": draws, "tune": tune, "chains": chains, "target_accept": target_accept}
     nuts = {**SAMPLER_SETTINGS[method], **{k: v for k, v in given.items() if v is not None}}
     start = time.perf_counter()
     model, gp = study_model(n, method, width=width, lower=lower, upper=upper)
-    compiled = nutpie.compile_pymc_model(model)
+    compiled = compiled_nutpie(model)
     compile_seconds = time.perf_counter() - start
     rows = []
     for seed in seeds:

@@ -10,7 +10,7 @@ import scipy.stats
 
 from pymc_vsk import VSK, targets
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
-from pymc_vsk.scaling import Jump, SmoothJump
+from pymc_vsk.scaling import Jump, SmoothJump, Stack
 from tests.conftest import seed
 
 
@@ -186,3 +186,21 @@ def test_nuts_finds_a_random_jump_location_in_the_collapsed_hsgp():
     lo, hi = np.quantile(draws, [0.03, 0.97])
     assert lo <= 0.5 <= hi + 1 / 300 and abs(np.mean(draws) - 0.5) < 0.01
     assert pymc_vsk.diagnose(idata, ["t", "ls", "sigma_f", "sigma_n"]).table["r_hat"].max() < 1.05
+
+
+def test_the_box_of_a_random_psi_is_centred_on_its_bounds_and_scaled_by_c():
+    X, _ = _data(40)
+    with pm.Model():
+        t = pm.Uniform("t", 0.2, 0.8)
+        psi = Stack([SmoothJump(t), Jump(0.7, 2.0)])
+        hs = LiftedHSGP([8, 3, 3], psi, cov_func=pm.gp.cov.ExpQuad(3, ls=0.3), c=2.0)
+        hs.prior_linearized(X)
+        with pytest.raises(ValueError, match="pass them as numbers"):
+            LiftedHSGP(
+                [8, 3, 3], psi, cov_func=pm.gp.cov.ExpQuad(3, ls=0.3), c=2.0
+            ).prior_linearized(pm.math.constant(X) * t)
+    centre = (X.min() + X.max()) / 2
+    np.testing.assert_allclose(hs._X_center, [centre, 0.5, 1.0])
+    np.testing.assert_allclose(
+        np.asarray(hs.L.eval()), 2.0 * np.array([X.max() - centre, 0.5, 1.0])
+    )
