@@ -38,7 +38,7 @@ import resource
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -112,13 +112,18 @@ def _base_kernel(ls: Any) -> Any:
     return pm.gp.cov.ExpQuad(2, ls=pt.stack([ls, pt.as_tensor_variable(LS_PSI)]))
 
 
-def hsgp_model(X: np.ndarray, y: np.ndarray) -> tuple[pm.Model, CollapsedLiftedHSGP]:
+def hsgp_model(
+    X: np.ndarray, y: np.ndarray, psi: Callable[[], Any] | None = None
+) -> tuple[pm.Model, CollapsedLiftedHSGP]:
     """The collapsed HSGP VSK model; returns the model and the GP.
 
     Parameters
     ----------
     X : array, shape (n, 1)
     y : array, shape (n,)
+    psi : callable, optional
+        Builds the scaling function inside the model (so it may create random variables);
+        default ``Jump(0.5)``.
 
     Returns
     -------
@@ -130,9 +135,10 @@ def hsgp_model(X: np.ndarray, y: np.ndarray) -> tuple[pm.Model, CollapsedLiftedH
     from pymc_vsk.scaling import Jump
 
     with pm.Model() as model:
+        scaling = Jump(0.5) if psi is None else psi()
         p = _parameters(y)
         cov = p["sigma_f"] ** 2 * _base_kernel(p["ls"])
-        gp = CollapsedLiftedHSGP(list(HSGP_M), Jump(0.5), cov_func=cov, L=list(HSGP_L))
+        gp = CollapsedLiftedHSGP(list(HSGP_M), scaling, cov_func=cov, L=list(HSGP_L))
         gp.marginal_likelihood("y", X, y, sigma=p["sigma_n"], mean=p["mean"])
     return model, gp
 

@@ -22,33 +22,29 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from benchmarks.large_n import HSGP_L, HSGP_M, PARAMS, _base_kernel, _parameters, jump_data
+if TYPE_CHECKING:
+    import pymc as pm
+
+from benchmarks.large_n import HSGP_M, PARAMS, hsgp_model, jump_data
 
 #: Width of the logistic step and the prior range of its location.
 WIDTH, PRIOR = 0.002, (0.1, 0.9)
 
 
-def random_jump_model(X: np.ndarray, y: np.ndarray):
-    """The collapsed HSGP VSK model with a random jump location ``t``."""
+def random_jump_model(X: np.ndarray, y: np.ndarray) -> pm.Model:
+    """The HSGP model of ``benchmarks/large_n.py`` with a random jump location ``t``."""
     import pymc as pm
 
-    from pymc_vsk.hsgp import CollapsedLiftedHSGP
     from pymc_vsk.scaling import SmoothJump
 
-    with pm.Model() as model:
-        t = pm.Uniform("t", *PRIOR)
-        p = _parameters(y)
-        cov = p["sigma_f"] ** 2 * _base_kernel(p["ls"])
-        gp = CollapsedLiftedHSGP(
-            list(HSGP_M), SmoothJump(t, width=WIDTH), cov_func=cov, L=list(HSGP_L)
-        )
-        gp.marginal_likelihood("y", X, y, sigma=p["sigma_n"], mean=p["mean"])
+    model, _ = hsgp_model(X, y, psi=lambda: SmoothJump(pm.Uniform("t", *PRIOR), width=WIDTH))
     return model
 
 

@@ -260,41 +260,40 @@ def _short(v: Any) -> str:
     return repr(np.asarray(v).tolist())
 
 
-def _sum_of_steps_range(
-    locations: Parameter, amplitudes: Parameter
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Bounds of Σ_k a_k s_k over s_k ∈ [0, 1], from numeric amplitudes a_k.
+class _UnitSteps:
+    """Mixin of a ψ that is Σ_k a_k s_k(x) with every s_k(x) in [0, 1]: steps and regions.
 
-    The amplitudes broadcast to the number of locations, which a random vector of locations
-    must fix in its static shape.
+    Its bounds follow from numeric amplitudes alone, wherever the steps are and however the
+    region is drawn. One amplitude per location (``amplitudes``, broadcast to the locations,
+    whose number a random vector must fix in its static shape), or a single ``amplitude``.
     """
-    a = numeric_value(amplitudes)
-    if a is None:
-        return None
-    a = np.atleast_1d(a)
-    if a.size == 1:
-        t = numeric_value(locations)
-        count = t.size if t is not None else pt.as_tensor_variable(locations).type.shape[0]
-        if count is None:
+
+    params: dict[str, Parameter]
+
+    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """[sum of the negative amplitudes, sum of the positive ones]; None if one is random."""
+        a = numeric_value(self.params.get("amplitudes", self.params.get("amplitude")))
+        if a is None:
             return None
-        a = np.full(int(count), float(a[0]))
-    return np.array([a[a < 0].sum()]), np.array([a[a > 0].sum()])
-
-
-def _amplitude_range(amplitude: Parameter) -> tuple[np.ndarray, np.ndarray] | None:
-    """Bounds of a · s over s ∈ [0, 1], from a numeric amplitude a."""
-    a = numeric_value(amplitude)
-    if a is None:
-        return None
-    a = float(np.ravel(a)[0])
-    return np.array([min(0.0, a)]), np.array([max(0.0, a)])
+        a = np.ravel(a)
+        if "locations" in self.params and a.size == 1:
+            t = numeric_value(self.params["locations"])
+            count = (
+                t.size
+                if t is not None
+                else pt.as_tensor_variable(self.params["locations"]).type.shape[0]
+            )
+            if count is None:
+                return None
+            a = np.full(int(count), float(a[0]))
+        return np.array([a[a < 0].sum()]), np.array([a[a > 0].sum()])
 
 
 def _column(X: Any, dim: int) -> Any:
     return X[:, dim]
 
 
-class Jump(ScalingFunction):
+class Jump(_UnitSteps, ScalingFunction):
     r"""Piecewise-constant ψ in one coordinate: the variably scaled *discontinuous* kernel case.
 
     .. math::
@@ -328,17 +327,13 @@ class Jump(ScalingFunction):
 
     example_args = (0.5,)  # the jump of Section 4.1
 
-    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """[sum of the negative amplitudes, sum of the positive ones], for any locations."""
-        return _sum_of_steps_range(self.params["locations"], self.params["amplitudes"])
-
     def _formula(self, X, locations, amplitudes):
         x = _column(X, self.dim)
         steps = pt.where(x[:, None] >= locations[None, :], 1.0, 0.0)
         return (steps * amplitudes[None, :]).sum(axis=1)
 
 
-class SmoothJump(ScalingFunction):
+class SmoothJump(_UnitSteps, ScalingFunction):
     r"""Logistic relaxation of :class:`Jump`, differentiable in location, amplitude and width.
 
     .. math::
@@ -374,17 +369,13 @@ class SmoothJump(ScalingFunction):
         """``SmoothJump(0.5, width=0.05)``."""
         return cls(0.5, width=0.05)
 
-    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """[sum of the negative amplitudes, sum of the positive ones], for any locations."""
-        return _sum_of_steps_range(self.params["locations"], self.params["amplitudes"])
-
     def _formula(self, X, locations, amplitudes, width):
         x = _column(X, self.dim)
         steps = pt.sigmoid((x[:, None] - locations[None, :]) / width)
         return (steps * amplitudes[None, :]).sum(axis=1)
 
 
-class Region(ScalingFunction):
+class Region(_UnitSteps, ScalingFunction):
     r"""Indicator of a region in d dimensions: ψ(x) = a · 1[x ∈ R].
 
     Parameters
@@ -416,15 +407,11 @@ class Region(ScalingFunction):
         """The region x₁ > x₂ of the unit square."""
         return cls(lambda X: X[:, 0] > X[:, 1])
 
-    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """[min(0, a), max(0, a)] for a numeric amplitude a."""
-        return _amplitude_range(self.params["amplitude"])
-
     def _formula(self, X, amplitude):
         return amplitude * pt.where(_call_user_function(self.predicate, X), 1.0, 0.0)
 
 
-class _SignedDistanceRegion(ScalingFunction):
+class _SignedDistanceRegion(_UnitSteps, ScalingFunction):
     """A region {x : s(x) < 0} given by a signed distance s, hard or with a logistic edge."""
 
     example_dim = 2
@@ -435,10 +422,6 @@ class _SignedDistanceRegion(ScalingFunction):
 
     def _signed_distance(self, X, **params):
         raise NotImplementedError
-
-    def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """[min(0, a), max(0, a)] for a numeric amplitude a, whatever the region."""
-        return _amplitude_range(self.params["amplitude"])
 
     def _formula(self, X, amplitude, width, **params):
         s = self._signed_distance(X, **params)
