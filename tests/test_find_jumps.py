@@ -15,7 +15,7 @@ from scipy.special import logsumexp
 from pymc_vsk.cli import main
 from pymc_vsk.jumps import find_jumps
 from pymc_vsk.jumps.cli import NOT_CONVERGED
-from pymc_vsk.jumps.detection import _describe
+from pymc_vsk.jumps.detection import _best_f1_count, _describe
 from pymc_vsk.jumps.segments import (
     SegmentModel,
     log_configurations,
@@ -138,7 +138,9 @@ def test_no_jump_gives_zero_jumps_with_high_probability(kind):
     Measured over 60 seeds: on white noise P(K = 0) had mean 0.73 and sd 0.18 (down to 0.001),
     and K > 0 was reported for 3 of 60 series; on a sine, mean 0.86, sd 0.13, K > 0 for 1 of
     60. At a rate of 4/60, three failures in six would happen at about 0.6 % of seed offsets,
-    two at 6 %; the mean of six has sd 0.073, and 0.45 is 3.8 of them below 0.73.
+    two at 6 %; the mean of six has sd 0.073, and 0.45 is 3.8 of them below 0.73. Those counts
+    are the most probable ones; the default expected-F1 decision reported K > 0 for 2 of 60
+    white-noise series and 0 of 60 sines (other seeds).
     """
     p0, counts = [], []
     for s in seeds(*range(10, 16)):
@@ -155,7 +157,8 @@ def test_no_jump_gives_zero_jumps_with_high_probability(kind):
 def test_one_jump_is_located_to_its_gap():
     """A shift of 4.8 noise sds: the jump sits in its gap, narrowly.
 
-    One jump was the most probable count at 58 of 60 seeds (two at 2); over 50 seeds the
+    One jump was the most probable count at 58 of 60 seeds (two at 2), and the default
+    expected-F1 decision's count at 56 of 60 other seeds (two at 4); over 50 seeds the
     location was always 1986.5, its 94 % interval at most 2 years wide, probability ≥ 0.94.
 
     With a shift of 3.2 sds, over 19 seed offsets P(K = 0) reached 0.19, a second, spurious
@@ -232,6 +235,47 @@ def test_same_answer_in_any_units():
         for j0, j1 in zip(base.jumps, other.jumps, strict=True):
             assert j1.location == pytest.approx(a * j0.location + b, rel=1e-9, abs=1e-9 * abs(b))
             assert j1.probability == pytest.approx(j0.probability)
+
+
+def _draws_of(*groups: tuple[int, list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior draws of cuts (padded with -1) and counts: ``(copies, cuts)`` per group."""
+    rows = [cuts for copies, cuts in groups for _ in range(copies)]
+    width = max(len(r) for r in rows)
+    cuts = np.array([r + [-1] * (width - len(r)) for r in rows])
+    return cuts, np.array([len(r) for r in rows])
+
+
+def test_f1_decision_by_hand():
+    # 60 % of the draws: jumps at 20 and 50; 40 %: at 20 only. With the origin counted as a
+    # change point, answering {20} scores F1 0.8 against {20, 50} and 1 against {20}, and
+    # answering {20, 50} scores 1 and 0.8: expected 0.88 against 0.92, so two jumps.
+    cuts, counts = _draws_of((60, [20, 50]), (40, [20]))
+    p_k = np.array([0.0, 0.4, 0.6])
+    assert _best_f1_count(cuts, counts, p_k, margin=5) == 2
+    cuts, counts = _draws_of((40, [20, 50]), (60, [20]))  # 0.92 against 0.88: one jump
+    assert _best_f1_count(cuts, counts, np.array([0.0, 0.6, 0.4]), margin=5) == 1
+    # Two jumps are the most probable count (55 %), but the second one's place is spread
+    # evenly over 30..90: any one place is matched by 11 of 61 draws. Answering {20}
+    # expects 0.55 · 0.8 + 0.45 = 0.89; the best two-jump answer at most
+    # 0.55 · (11/61 · 1 + 50/61 · 2/3) + 0.45 · 0.8 = 0.76. One jump is the Bayes answer.
+    spread = [(1, [20, t]) for t in range(30, 91)]
+    cuts, counts = _draws_of(*spread, (50, [20]))
+    p_k = np.array([0.0, 50 / 111, 61 / 111])
+    assert np.argmax(p_k) == 2
+    assert _best_f1_count(cuts, counts, p_k, margin=5) == 1
+
+
+def test_decisions_of_find_jumps():
+    rng = np.random.default_rng(seed(16))
+    x = np.arange(120.0)
+    y = np.where(x < 60, 0.0, 1.0) + 0.6 * rng.normal(size=120) + 0.5 * np.sin(x / 9)
+    mode = find_jumps(x, y, decision="mode", draws=200, chains=2)
+    assert mode.n_jumps == int(np.argmax(mode.p_n_jumps))
+    default = find_jumps(x, y, draws=200, chains=2)
+    np.testing.assert_allclose(default.p_n_jumps, mode.p_n_jumps)  # exact, whatever the rule
+    assert default.n_jumps == find_jumps(x, y, decision="f1", draws=200, chains=2).n_jumps
+    with pytest.raises(ValueError, match="decision must be 'f1' or 'mode'"):
+        find_jumps(x, y, decision="median")
 
 
 def test_fixed_count_and_its_errors():

@@ -2,7 +2,8 @@ r"""Jump detection from a CSV file: ``pymc-vsk detect-jumps data.csv --x COL --y
 
 Reads two numeric columns of a CSV file, sorts the rows by x and, by default, computes the
 exact posterior of the segment model (:func:`pymc_vsk.jumps.find_jumps`): the probability of
-every number of jumps, the most probable number, and per jump its posterior median location,
+every number of jumps, the number decided from them (the count of the answer with the largest
+posterior expected F1 score), and per jump its posterior median location,
 the shortest interval of gaps holding 94 % of its mass and the probability that a jump lies
 there. ``--jumps K``
 fixes the number. ``--method smooth|marginal`` fits instead the VSK GP with K random jumps by
@@ -680,7 +681,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--jumps",
         type=non_negative_int,
         metavar="K",
-        help="number of jumps (default: the most probable number, from the data)",
+        help="number of jumps (default: decided from the data, by the largest expected F1 score)",
     )
     parser.add_argument(
         "--method",

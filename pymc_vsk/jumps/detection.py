@@ -1,7 +1,8 @@
 r"""How many jumps, where, and how sure: the exact posterior of the segment model.
 
 :func:`find_jumps` computes P(K = k | y) for every number of jumps k (the model and its priors
-are in :mod:`pymc_vsk.jumps.segments`), decides K by the most probable count, and describes
+are in :mod:`pymc_vsk.jumps.segments`), decides K by the largest posterior expected F1 score
+(or the most probable count), and describes
 each jump by independent exact draws: the posterior median location, the shortest run of
 gaps holding 94 % of its mass, and the probability that a jump lies there at all. The
 continuous shape of the smooth part (ℓ, r) is integrated over a grid; levels, slopes and
@@ -78,7 +79,7 @@ class JumpPosterior:
     p_n_jumps : array, shape (max_jumps + 1,)
         P(K = k | y).
     n_jumps : int
-        The decision: the most probable K (or the count asked for).
+        The decided K (see ``decision`` of :func:`find_jumps`), or the count asked for.
     jumps : list of Jump
         The jumps of the decision, in increasing order of location.
     idata : DataTree
@@ -167,7 +168,7 @@ def find_jumps(
     draws: int = 1000,
     chains: int = 4,
     seed: int = 0,
-    decision: str = "mode",
+    decision: str = "f1",
     margin: int = 5,
     **options: float,
 ) -> JumpPosterior:
@@ -178,7 +179,7 @@ def find_jumps(
     x, y : array, shape (n,)
         Inputs and observations, any order and units; ties in x are allowed.
     n_jumps : int, optional
-        Fix the number of jumps; by default it is the most probable count.
+        Fix the number of jumps; by default it is decided by ``decision``.
     max_jumps : int, optional
         Largest count considered (default ``min(20, max(2, n // 10))``).
     min_size : int, default 3
@@ -187,11 +188,12 @@ def find_jumps(
         Independent draws, arranged as chains for the diagnostics.
     seed : int, default 0
         Seed of the draws (the probabilities are exact and do not depend on it).
-    decision : {"mode", "f1"}, default "mode"
-        How the number of jumps is decided when ``n_jumps`` is not given: ``"mode"`` takes the
-        most probable count; ``"f1"`` the answer (for each count, the median places of its
-        jumps) with the largest posterior expected F1 score, the Bayes decision for that
-        score.
+    decision : {"f1", "mode"}, default "f1"
+        How the number of jumps is decided when ``n_jumps`` is not given: ``"f1"`` takes the
+        count of the answer with the largest posterior expected F1 score (the Bayes decision
+        for that score: where P(K | y) is flat over several counts, the count whose jumps
+        are surest), ``"mode"`` the most probable count. The candidate answers of a count
+        are the median places of its jumps and its most often drawn partitions.
     margin : int, default 5
         Largest distance, in observations, at which a reported jump counts as the true one
         in the expected F1 score.
@@ -307,28 +309,35 @@ def _draw(
 
 
 def _best_f1_count(
-    cuts: np.ndarray, counts: np.ndarray, p_k: np.ndarray, margin: int, n_eval: int = 1000
+    cuts: np.ndarray,
+    counts: np.ndarray,
+    p_k: np.ndarray,
+    margin: int,
+    n_eval: int = 1000,
+    n_frequent: int = 5,
 ) -> int:
-    """The count whose median jump places have the largest posterior expected F1.
+    """The count of the candidate answer with the largest posterior expected F1.
 
-    For each count k with P(K = k | y) ≥ 0.01, the candidate answer is the per-jump median of
-    the draws with k jumps; its F1 (:func:`~pymc_vsk.jumps.scores.f1_score`, in observation
-    indices, with ``margin``) is averaged over up to ``n_eval`` posterior draws taken as the
-    truth.
+    For each count k with P(K = k | y) ≥ 0.01, the candidate answers are the per-jump median
+    of the draws with k jumps and the ``n_frequent`` partitions drawn most often among them;
+    the F1 of each (:func:`~pymc_vsk.jumps.scores.f1_score`, in observation indices, with
+    ``margin``) is averaged over up to ``n_eval`` posterior draws taken as the truth.
     """
     truths = [set(c[c > 0].tolist()) for c in cuts[:n_eval]]
     best, best_k = -1.0, 0
     for k in np.flatnonzero(p_k >= 0.01):
-        if k == 0:
-            answer: list[int] = []
-        else:
+        answers: list[list[int]] = [[]]
+        if k > 0:
             same = cuts[counts == k][:, :k]
             if not len(same):
                 continue
-            answer = [int(v) for v in np.median(same, axis=0).round()]
-        expected = float(np.mean([f1_score([t], answer, margin) for t in truths]))
-        if expected > best:
-            best, best_k = expected, int(k)
+            rows, freq = np.unique(same, axis=0, return_counts=True)
+            answers = [np.median(same, axis=0).round().astype(int).tolist()]
+            answers += [row.tolist() for row in rows[np.argsort(-freq, kind="stable")[:n_frequent]]]
+        for answer in answers:
+            expected = float(np.mean([f1_score([t], answer, margin) for t in truths]))
+            if expected > best:
+                best, best_k = expected, int(k)
     return best_k
 
 
