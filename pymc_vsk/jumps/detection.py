@@ -323,7 +323,10 @@ def _best_f1_count(
     the F1 of each (:func:`~pymc_vsk.jumps.scores.f1_score`, in observation indices, with
     ``margin``) is averaged over up to ``n_eval`` posterior draws taken as the truth.
     """
-    truths = [set(c[c > 0].tolist()) for c in cuts[:n_eval]]
+    # the draws repeat partitions: score each distinct one once, weighted by its repeats
+    distinct, repeats = np.unique(cuts[:n_eval], axis=0, return_counts=True)
+    truths = [set(c[c > 0].tolist()) for c in distinct]
+    weights = repeats / repeats.sum()
     best, best_k = -1.0, 0
     for k in np.flatnonzero(p_k >= 0.01):
         answers: list[list[int]] = [[]]
@@ -335,7 +338,7 @@ def _best_f1_count(
             answers = [np.median(same, axis=0).round().astype(int).tolist()]
             answers += [row.tolist() for row in rows[np.argsort(-freq, kind="stable")[:n_frequent]]]
         for answer in answers:
-            expected = float(np.mean([f1_score([t], answer, margin) for t in truths]))
+            expected = float(weights @ [f1_score([t], answer, margin) for t in truths])
             if expected > best:
                 best, best_k = expected, int(k)
     return best_k
