@@ -1,12 +1,13 @@
 r"""The NUTS sampler that finishes first: nutpie or PyMC's own, chosen by model and workload.
 
 nutpie samples a GP model of this package two to three times faster than PyMC's sampler, but
-it first compiles the model into a native function, and that compilation is not kept on disk:
-every new process pays it again. PyMC's sampler finds its compiled log density in pytensor's
-on-disk cache and starts within a second, then pays a Python-level overhead on every step. So
-nutpie wins long runs, large N and repeated runs of one compiled model; PyMC's sampler wins
-short runs of small models. :func:`choose_sampler` predicts both wall times from the workload
-and picks the smaller.
+it first compiles two C callbacks around the model's log density, and those are not kept on
+disk: every new process pays for them again (about 5 s at N = 81 with the callbacks of
+:mod:`pymc_vsk.nutpie_callbacks`, 7 to 8 s with nutpie's own). PyMC's sampler finds its
+compiled log density in pytensor's on-disk cache and starts within a second or two, then pays
+a Python-level overhead on every step. So nutpie wins long runs, large N and repeated runs of
+one compiled model; PyMC's sampler wins short runs of small models. :func:`choose_sampler`
+predicts both wall times from the workload and picks the smaller.
 
 The prediction (seconds, on 2 cores; only the ratios between the terms matter for the
 choice) is
@@ -15,41 +16,41 @@ choice) is
 
     t_\text{nutpie} = c\,[\text{not compiled}] + R\,I\,s(n), \qquad
     t_\text{PyMC} = R\,\big(a + I\,(\rho\,s(n) + o)\big), \qquad
-    s(n) = s_{81}\,(n / 81)^2,
+    s(n) = s_{81}\,(n / 81)^{2.3},
 
 with I the iterations (tune + draws) each core runs, R the sampling runs that share one
 compilation, n the number of observations (the size of the covariance matrix) and s(n)
 nutpie's seconds per iteration. The constants are fitted to the VSK models of
 :func:`pymc_vsk.build_model` at N = 81 and N = 200 (jump data of Section 4.1, default priors),
 one fresh process per run with warm on-disk caches, 2 cores, as ``benchmarks/run.py --only
-sampler`` measures them (medians of three rounds; nutpie's compilation includes importing it):
+sampler`` measures them (medians of three rounds; nutpie's compilation, by
+:func:`compiled_nutpie`, includes importing it):
 
 ========================  ==============  =======================  ==============
 N, chains × (tune+draws)  nutpie compile  nutpie compile + sample  PyMC's sampler
 ========================  ==============  =======================  ==============
-81, 4 × (1000 + 1000)     7.2 s           11.3 s                   11.2 s
-81, 2 × (300 + 300)       8.2 s           9.0 s                    3.6 s
-200, 2 × (300 + 300)      7.9 s           12.8 s                   11.4 s
+81, 4 × (1000 + 1000)     5.5 s           9.2 s                    10.1 s
+81, 2 × (300 + 300)       5.2 s           5.9 s                    3.6 s
+200, 2 × (300 + 300)      6.1 s           11.0 s                   12.8 s
 ========================  ==============  =======================  ==============
 
-nutpie samples an iteration in s₈₁ = 1.0 ms at N = 81 (1.4 ms in short runs, where tuning
-weighs more) and 8.2 ms at N = 200: about n². PyMC's sampler takes ρ = 1.9 times as long plus
-o = 0.46 ms of Python per iteration, and a = 1.7 s to start its chains; nutpie's compilation
-costs c = 7.5 s (the first in a process; the next about half). At N = 81 and
-4 × (1000 + 1000) the two tie (predicted 11.5 s for nutpie, 11.1 s for PyMC's); fewer draws
-or chains favour PyMC's sampler, more data, more draws or more runs of one compiled model
-favour nutpie, and a compiled nutpie model kept in the process (:func:`compiled_nutpie`)
+nutpie samples an iteration in s₈₁ = 1.0 ms at N = 81 (0.9 ms in long runs, 1.2 ms in short
+ones, where tuning weighs more) and 8.2 ms at N = 200: about n^2.3. PyMC's sampler takes
+ρ = 1.9 times as long plus o = 0.46 ms of Python per iteration, and a = 1.7 s to start its
+chains; nutpie's compilation costs c = 5.4 s (the median of the nine runs above). At N = 81
+and 4 × (1000 + 1000) nutpie is predicted to finish first (9.4 s against 11.1 s); fewer
+draws or chains favour PyMC's sampler, more data, more draws or more runs of one compiled
+model favour nutpie, and a compiled nutpie model kept in the process (:func:`compiled_nutpie`)
 always wins.
 
-Ways to make nutpie's compilation cheaper were tried at N = 81 and 4 × (1000 + 1000): numba's
-``cache=True`` does not apply (nutpie's C callback uses dynamic globals); nutpie's JAX backend
-compiles faster but samples several times slower; a Python callback around pytensor's
-on-disk-cached Numba function compiles in a second but its chains are serialised by the GIL;
-a Numba wrapper that releases the GIL has to be compiled again; freezing the data into the
-graph (``freeze_model=True``) samples faster, but pytensor's on-disk cache then misses for
-every new data set. None finished clearly before PyMC's sampler on new data, so the choice is
-made per workload, and a compiled nutpie model is kept with its PyMC model and given new data
-with ``with_data`` (:func:`compiled_nutpie`).
+Other ways to a cheaper nutpie compilation were tried at N = 81 and 4 × (1000 + 1000) and
+left: numba's ``cache=True`` does not apply (nutpie's C callback uses dynamic globals);
+nutpie's JAX backend compiles faster but samples several times slower; a Python callback
+around pytensor's on-disk-cached Numba function compiles in a second but its chains are
+serialised by the GIL; a Numba wrapper that releases the GIL has to be compiled again;
+freezing the data into the graph (``freeze_model=True``) samples faster, but pytensor's
+on-disk cache then misses for every new data set. A compiled nutpie model is kept with its
+PyMC model and given new data with ``with_data`` (:func:`compiled_nutpie`).
 """
 
 from __future__ import annotations
@@ -79,10 +80,12 @@ __all__ = [
 #: The samplers :func:`choose_sampler` picks between (``pm.sample``'s ``nuts_sampler`` names).
 SAMPLERS = ("nutpie", "pymc")
 
-#: nutpie's compilation of a model, seconds (the first in a process).
-NUTPIE_COMPILE_SECONDS = 7.5
-#: nutpie's seconds per iteration per core at N = 81 (s₈₁).
+#: nutpie's compilation of a model by :func:`compiled_nutpie`, seconds (the first in a process).
+NUTPIE_COMPILE_SECONDS = 5.4
+#: nutpie's seconds per iteration per core at N = 81 (s₈₁) ...
 NUTPIE_ITERATION_SECONDS_81 = 1.0e-3
+#: ... and the power of N it grows with.
+NUTPIE_ITERATION_EXPONENT = 2.3
 #: PyMC's sampler: seconds to start its chains (a) ...
 PYMC_START_SECONDS = 1.7
 #: ... its per-iteration cost as a multiple of nutpie's (ρ) ...
@@ -211,7 +214,11 @@ def choose_sampler(
         raise ValueError(f"evaluation_cost must be > 0; got {evaluation_cost}.")
     cores = usable_cores() if cores is None else max(1, int(cores))
     per_core = math.ceil(chains / min(chains, cores)) * (tune + draws)
-    step = evaluation_cost * NUTPIE_ITERATION_SECONDS_81 * (max(n, 1) / 81) ** 2
+    step = (
+        evaluation_cost
+        * NUTPIE_ITERATION_SECONDS_81
+        * (max(n, 1) / 81) ** NUTPIE_ITERATION_EXPONENT
+    )
     compile_s = 0.0 if compiled else NUTPIE_COMPILE_SECONDS
     seconds = {
         "nutpie": compile_s + runs * per_core * step,
@@ -250,9 +257,9 @@ def compiled_nutpie(model: pm.Model) -> object:
     """
 
     def build() -> object:
-        import nutpie  # imported on use: it loads slowly
+        from pymc_vsk.nutpie_callbacks import compile_pymc_model
 
-        return nutpie.compile_pymc_model(model)
+        return compile_pymc_model(model)
 
     compiled = cached(model, "nutpie", None, build)
     current = {var.name: var.get_value() for var in compiled.shared_var_keys if var.name}
