@@ -672,10 +672,11 @@ KEEP_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": "4294967296", "MALLOC_TRIM_THRESH
 def bench_floor_allocator(report: Report, n: int, repeats: int) -> None:
     """Figure 2b: the floor ratio in fresh processes, default allocator and one keeping memory.
 
-    At N = 800 every n × n temporary is 5 MB; glibc returns such blocks to the system when
-    they are freed, so each evaluation page-faults its temporaries in again (measured: about
-    7 500 minor faults per evaluation). With ``MALLOC_MMAP_THRESHOLD_`` and
-    ``MALLOC_TRIM_THRESHOLD_`` set the memory is kept and reused.
+    At N = 800 every n × n temporary is 5 MB; left as it starts, glibc returns such blocks to
+    the system when they are freed, so each evaluation page-faults its temporaries in again
+    (about 7 500 minor faults per evaluation). The package's objective keeps them
+    (:func:`pymc_vsk.memory.keep_large_temporaries`); ``MALLOC_MMAP_THRESHOLD_`` and
+    ``MALLOC_TRIM_THRESHOLD_`` set in the environment keep them too.
 
     Parameters
     ----------

@@ -47,6 +47,7 @@ from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cache_entries, cached
 from pymc_vsk.covariance import psi_reach, warn_if_negligible
 from pymc_vsk.lifting import psi_columns
+from pymc_vsk.memory import keep_large_temporaries
 from pymc_vsk.priors import node_scales, y_scale
 from pymc_vsk.progress import detail
 from pymc_vsk.scaling import NUMPY_MODE, numeric_value
@@ -207,6 +208,7 @@ class _Objective:
         self.adaptive = mode is None
         self.mode = CHEAP_MODE if mode is None else mode
         self._fn = pm.pytensorf.compile(self.value_vars, self._outputs, mode=self.mode)
+        keep_large_temporaries()  # n × n temporaries reused between evaluations
         outputs = get_default_varnames(model.unobserved_value_vars, include_transformed=True)
         self._names = [v.name for v in outputs]
         self._values = pm.pytensorf.compile(

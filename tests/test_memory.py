@@ -6,7 +6,7 @@ import numpy as np
 import pymc as pm
 import pytest
 
-from pymc_vsk import VSK, LinearVSK, build_model, targets
+from pymc_vsk import VSK, LinearVSK, build_model, memory, targets
 from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.memory import check_dense, get_memory_limit, set_memory_limit
 from pymc_vsk.scaling import Jump
@@ -50,3 +50,54 @@ def test_exact_jump_marginalisation_counts_every_gap():
     set_memory_limit(81 * 81 * 8 * 8 * 20)  # room for 20 gaps, the prior range has 65
     with pytest.raises(MemoryError, match=r"MarginalJumpGP \(65 gaps\)"):
         build_jump_model(X, targets.jump(X), method="marginal", lower=0.1, upper=0.9)
+
+
+# -- n × n temporaries kept between evaluations -------------------------------------------------
+_FAULTS_PER_EVALUATION = """
+import json, resource, sys
+import numpy as np
+from pymc_vsk import build_model, memory, targets
+from pymc_vsk.blas import blas_threads
+from pymc_vsk.fitting import compiled_objective
+from pymc_vsk.scaling import Jump
+if sys.argv[1] == "off":
+    memory._kept["done"] = True  # as if already done: the allocator is left as it starts
+X = targets.halton_nodes(500)
+model, _ = build_model(X, targets.jump(X), psi=Jump(0.5))
+objective = compiled_objective(model)
+theta = np.zeros(sum(objective.sizes))
+with blas_threads(1):
+    objective(theta)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(5):
+        objective(theta)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+print(json.dumps((after - before) / 5))
+"""
+
+
+@pytest.mark.skipif(not memory._glibc(), reason="glibc's allocator only")
+def test_evaluations_reuse_their_n_by_n_temporaries_instead_of_faulting_them_in():
+    import json
+    import subprocess
+    import sys
+
+    def faults(setting: str) -> float:
+        out = subprocess.run(
+            [sys.executable, "-c", _FAULTS_PER_EVALUATION, setting],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    one_matrix = 500 * 500 * 8 / 4096  # pages of one n × n float64 array
+    kept, left = faults("on"), faults("off")
+    assert kept < one_matrix  # every temporary reused (a handful of small pages at most)
+    assert left > 2 * one_matrix  # the allocator as it starts: several matrices per evaluation
+
+
+def test_keep_large_temporaries_acts_once_per_process(monkeypatch):
+    monkeypatch.setitem(memory._kept, "done", False)
+    assert memory.keep_large_temporaries() is memory._glibc()
+    assert memory.keep_large_temporaries() is False
