@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import arviz as az
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -128,7 +127,9 @@ def diagnose(
     """
     post = posterior(idata)
     names = list(var_names) if var_names is not None else list(post.data_vars)
-    table = az.summary(idata, var_names=names, kind="diagnostics", round_to="none")
+    from arviz_stats import summary  # imported on use: arviz loads slowly
+
+    table = summary(idata, var_names=names, kind="diagnostics", round_to="none")
     table = table[["r_hat", "ess_bulk", "ess_tail", "mcse_mean"]].astype(float)
     n_samples = int(post.sizes["chain"] * post.sizes["draw"])
     divergences = 0

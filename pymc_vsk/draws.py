@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import arviz as az
 import numpy as np
 import xarray as xr
 
@@ -62,7 +61,9 @@ def draw_points(
         raise ValueError(f"The posterior has no draws of {missing}.")
     total = post.sizes["chain"] * post.sizes["draw"]
     subset = max_draws if max_draws is not None and total > max_draws else None
-    stacked = az.extract(
+    from arviz_base import extract  # imported on use: arviz loads slowly
+
+    stacked = extract(
         idata
         if isinstance(idata, xr.DataTree)
         else xr.DataTree.from_dict({"posterior": post[list(names)]}),

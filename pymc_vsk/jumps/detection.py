@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-import arviz as az
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -277,7 +276,9 @@ def find_jumps(
     }
     if k_hat:
         posterior["location"] = locs.reshape(chains, draws, k_hat)
-    idata = az.from_dict({"posterior": posterior}, dims={"location": ["jump"]})
+    from arviz_base import from_dict  # imported on use: arviz loads slowly
+
+    idata = from_dict({"posterior": posterior}, dims={"location": ["jump"]})
     return JumpPosterior(x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp)
 
 
