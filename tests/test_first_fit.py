@@ -45,6 +45,19 @@ def test_a_first_fit_imports_neither_numba_nor_arviz_nor_matplotlib():
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_the_command_line_starts_without_arviz_or_matplotlib():
+    code = (
+        "import sys\n"
+        "import pymc_vsk.cli\n"
+        "print(sorted(m for m in ('arviz', 'arviz_base', 'arviz_stats', 'matplotlib.pyplot')"
+        " if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
 def test_lazy_package_names_are_the_modules_objects():
     import pymc_vsk
     from pymc_vsk import covariance, diagnostics, prediction
