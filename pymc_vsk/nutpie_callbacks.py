@@ -54,10 +54,7 @@ def compile_pymc_model(model: pm.Model) -> Any:
 
     if not all(hasattr(nutpie_pymc, name) for name in (*_BUILDERS, "make_extraction_fn")):
         return nutpie.compile_pymc_model(model)
-    builders = {
-        "_make_c_logp_func": _logp_callback(nutpie_pymc.make_extraction_fn),
-        "_make_c_expand_func": _expand_callback(nutpie_pymc.make_extraction_fn),
-    }
+    builders = {"_make_c_logp_func": _logp_callback, "_make_c_expand_func": _expand_callback}
     with _LOCK:  # nutpie's module is changed for the duration of the call only
         saved = {name: getattr(nutpie_pymc, name) for name in _BUILDERS}
         try:
@@ -69,75 +66,67 @@ def compile_pymc_model(model: pm.Model) -> Any:
                 setattr(nutpie_pymc, name, builder)
 
 
-def _logp_callback(make_extraction_fn: Callable) -> Callable:
+def _logp_callback(
+    n_dim: int, logp_fn: Callable, user_data: np.ndarray, shared_keys: list, shared_data: dict
+) -> tuple[Callable, Any]:
     """A replacement for nutpie's ``_make_c_logp_func`` (same arguments, same results)."""
+    import numba
+    from nutpie.compile_pymc import make_extraction_fn
 
-    def build(
-        n_dim: int, logp_fn: Callable, user_data: np.ndarray, shared_keys: list, shared_data: dict
-    ) -> tuple[Callable, Any]:
-        import numba
+    extract = make_extraction_fn(logp_fn, shared_data, shared_keys, user_data.dtype)
+    double = numba.types.CPointer(numba.types.double)
+    signature = numba.types.int64(numba.types.uint64, double, double, double, numba.types.voidptr)
 
-        extract = make_extraction_fn(logp_fn, shared_data, shared_keys, user_data.dtype)
-        double = numba.types.CPointer(numba.types.double)
-        signature = numba.types.int64(
-            numba.types.uint64, double, double, double, numba.types.voidptr
-        )
+    def logp_callback(dim, x_, out_, logp_, user_data_):  # pragma: no cover (compiled)
+        if dim != n_dim:
+            return -1
+        try:
+            x = numba.carray(x_, (n_dim,))
+            logp_val, grad = extract(x, user_data_)
+            logp_[0] = logp_val
+            finite = True
+            for i in range(n_dim):
+                out_[i] = grad[i]
+                finite = finite and np.isfinite(grad[i])
+            if not finite:
+                return 3
+            if not np.isfinite(logp_val):
+                return 4
+        except Exception:
+            return 1
+        return 0
 
-        def logp_callback(dim, x_, out_, logp_, user_data_):  # pragma: no cover (compiled)
-            if dim != n_dim:
-                return -1
-            try:
-                x = numba.carray(x_, (n_dim,))
-                logp_val, grad = extract(x, user_data_)
-                logp_[0] = logp_val
-                finite = True
-                for i in range(n_dim):
-                    out_[i] = grad[i]
-                    finite = finite and np.isfinite(grad[i])
-                if not finite:
-                    return 3
-                if not np.isfinite(logp_val):
-                    return 4
-            except Exception:
-                return 1
-            return 0
-
-        return logp_callback, signature
-
-    return build
+    return logp_callback, signature
 
 
-def _expand_callback(make_extraction_fn: Callable) -> Callable:
+def _expand_callback(
+    n_dim: int,
+    n_expanded: int,
+    expand_fn: Callable,
+    user_data: np.ndarray,
+    shared_keys: list,
+    shared_data: dict,
+) -> tuple[Callable, Any]:
     """A replacement for nutpie's ``_make_c_expand_func`` (same arguments, same results)."""
+    import numba
+    from nutpie.compile_pymc import make_extraction_fn
 
-    def build(
-        n_dim: int,
-        n_expanded: int,
-        expand_fn: Callable,
-        user_data: np.ndarray,
-        shared_keys: list,
-        shared_data: dict,
-    ) -> tuple[Callable, Any]:
-        import numba
+    extract = make_extraction_fn(expand_fn, shared_data, shared_keys, user_data.dtype)
+    double = numba.types.CPointer(numba.types.double)
+    signature = numba.types.int64(
+        numba.types.uint64, numba.types.uint64, double, double, numba.types.voidptr
+    )
 
-        extract = make_extraction_fn(expand_fn, shared_data, shared_keys, user_data.dtype)
-        double = numba.types.CPointer(numba.types.double)
-        signature = numba.types.int64(
-            numba.types.uint64, numba.types.uint64, double, double, numba.types.voidptr
-        )
+    def expand_callback(dim, expanded, x_, out_, user_data_):  # pragma: no cover (compiled)
+        if dim != n_dim or expanded != n_expanded:
+            return -1
+        try:
+            x = numba.carray(x_, (n_dim,))
+            (values,) = extract(x, user_data_)
+            for i in range(n_expanded):
+                out_[i] = values[i]
+        except Exception:
+            return -2
+        return 0
 
-        def expand_callback(dim, expanded, x_, out_, user_data_):  # pragma: no cover
-            if dim != n_dim or expanded != n_expanded:
-                return -1
-            try:
-                x = numba.carray(x_, (n_dim,))
-                (values,) = extract(x, user_data_)
-                for i in range(n_expanded):
-                    out_[i] = values[i]
-            except Exception:
-                return -2
-            return 0
-
-        return expand_callback, signature
-
-    return build
+    return expand_callback, signature

@@ -119,7 +119,7 @@ def test_without_nutpie_s_builders_the_model_compiles_with_nutpie_s_callbacks(mo
     # a nutpie whose callbacks are built otherwise: nothing of it is replaced
     monkeypatch.setattr(nutpie_callbacks, "_BUILDERS", (*nutpie_callbacks._BUILDERS, "_gone"))
     replaced = []
-    monkeypatch.setattr(nutpie_callbacks, "_logp_callback", lambda f: replaced.append(f))
+    monkeypatch.setattr(nutpie_callbacks, "_logp_callback", lambda *args: replaced.append(args))
     with pm.Model() as model:
         pm.Normal("a")
     compiled = compile_pymc_model(model)
