@@ -42,6 +42,26 @@ Transcribed into ``benchmarks/data`` from R packages (GPL; the values as publish
 * ``lynx``: Canadian lynx trappings 1821–1934 (``datasets::lynx``): cycles, no documented
   change point.
 
+Textbook series with no documented change point, the standard examples of the models named
+(transcribed the same way; ``fpp2::wmurders`` is GPL-3, the others from R's ``datasets``):
+
+* ``air_passengers``: monthly international airline passengers 1949–1960
+  (``AirPassengers``): growth with a seasonal swing proportional to the level, Box and
+  Jenkins' airline model.
+* ``uk_gas``: quarterly UK gas consumption 1960–1986 (``UKgas``): multiplicative season.
+* ``johnson_johnson``: quarterly earnings per share of Johnson & Johnson 1960–1980
+  (``JohnsonJohnson``): exponential growth, multiplicative season.
+* ``lake_huron``: level of Lake Huron 1875–1972 (``LakeHuron``): a linear trend plus AR(2)
+  errors (Brockwell and Davis).
+* ``discoveries``: great inventions and discoveries per year 1860–1959 (``discoveries``):
+  counts.
+* ``www_usage``: users connected to a server, per minute, 100 minutes (``WWWusage``): an
+  ARIMA(3, 1, 0) example (Makridakis et al.).
+* ``airmiles``: passenger miles of US airlines 1937–1960 (``airmiles``): exponential growth.
+* ``nhtemp``: mean annual temperature in New Haven 1912–1971 (``nhtemp``).
+* ``women_murders``: murders of women per 100 000 in the USA 1950–2004 (``fpp2::wmurders``):
+  an ARIMA example of Hyndman and Athanasopoulos.
+
 Synthetic series (``--synthetic N`` of them, seeded): n in {50, 100, 200, 400}, 0–5 jumps
 at least max(8, n/15) apart, jump sizes 1.5–4 noise sds, on a flat, trending, seasonal or
 wiggly smooth part; plus (``--large``) a wiggly series of 600 points with 4 jumps and one of
@@ -80,6 +100,15 @@ TRANSCRIBED: list[tuple[str, str, str, list[list[float]]]] = [
     ("melsyd_economy", "week", "economy", [[112.0, 120.0, 247.0, 260.0]]),
     ("boston_marathon", "year", "minutes", [[1924.0]]),
     ("lynx", "year", "trapped", [[]]),
+    ("air_passengers", "month", "passengers", [[]]),
+    ("uk_gas", "quarter", "gas", [[]]),
+    ("johnson_johnson", "quarter", "earnings", [[]]),
+    ("lake_huron", "year", "level", [[]]),
+    ("discoveries", "year", "discoveries", [[]]),
+    ("www_usage", "minute", "users", [[]]),
+    ("airmiles", "year", "miles", [[]]),
+    ("nhtemp", "year", "temperature", [[]]),
+    ("women_murders", "year", "rate", [[]]),
 ]
 
 
@@ -214,7 +243,12 @@ def run(series: Series, draws: int, chains: int, options: dict | None = None) ->
 def summarise(table: pd.DataFrame) -> str:
     """Mean scores per kind of series and overall, median times, convergence counts."""
     cols = [f"{m}_{s}" for s in ("vsk", "pelt", "binseg", "zero") for m in ("f1", "cover")]
-    groups = {kind: part for kind, part in table.groupby("kind")}
+    groups = {}
+    for kind, part in table.groupby("kind"):
+        groups[kind] = part
+        if kind == "real":  # the no-change answer scores 1 on a series without a change
+            groups["  changes"] = part[part["true_k"] > 0]
+            groups["  none"] = part[part["true_k"] == 0]
     groups["all"] = table
     lines = []
     for kind, part in groups.items():
@@ -238,8 +272,28 @@ def summarise(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _value(text: str) -> int | float | str:
-    """An option's value: an int (``n_lengthscales=12``), a float, or the text itself."""
+def markdown(table: pd.DataFrame) -> str:
+    """The real series as the Markdown table of the documentation."""
+    lines = [
+        "| series | n | K annotated | K found | K, PELT | ours | PELT | no change | log odds |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for _, r in table[table["kind"] == "real"].iterrows():
+        lines.append(
+            f"| {r['series']} | {r['n']} | {r['true_k']} | {r['k_vsk']} ({r['p_k_vsk']:.2f}) | "
+            f"{r['k_pelt']} | {r['f1_vsk']:.3f} / {r['cover_vsk']:.3f} | "
+            f"{r['f1_pelt']:.3f} / {r['cover_pelt']:.3f} | "
+            f"{r['f1_zero']:.3f} / {r['cover_zero']:.3f} | "
+            + f"{r['log_odds_jump']:.1f} |".replace("-", "−")
+        )
+    return "\n".join(lines)
+
+
+def _value(text: str) -> int | float | str | tuple:
+    """An option's value: an int (``n_lengthscales=12``), a float, a tuple of values
+    (``ratios=0,1,3``), or the text itself."""
+    if "," in text:
+        return tuple(_value(part) for part in text.split(","))
     for kind in (int, float):
         try:
             return kind(text)
@@ -257,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--csv", type=Path, help="write the per-series table here")
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the real series as a Markdown table"
+    )
     parser.add_argument(
         "--option",
         action="append",
@@ -287,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     table = pd.DataFrame(rows)
     print(summarise(table))
+    if args.markdown:
+        print(markdown(table))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory of this process: {peak:.0f} MB")
     if args.csv is not None:

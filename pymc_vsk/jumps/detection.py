@@ -25,6 +25,7 @@ from scipy.special import logsumexp
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.segments import SegmentModel, matern52_kernel, sample_partitions
+from pymc_vsk.jumps.warps import choose_warp, describe_warp, log_unwarp
 from pymc_vsk.progress import report
 
 __all__ = ["Jump", "JumpPosterior", "find_jumps"]
@@ -89,7 +90,11 @@ class JumpPosterior:
     model : SegmentModel
         Priors and grid.
     log_evidence : array, shape (n_grid, max_jumps + 1)
-        log p(y, K = k, shape g).
+        log p(y, K = k, shape g), the shapes of every model in ``models`` one after the other.
+    models : list of SegmentModel
+        y as it is, and the log warp of y when one was weighed against it.
+    p_models : array
+        Their posterior probabilities.
     """
 
     x: np.ndarray
@@ -101,6 +106,8 @@ class JumpPosterior:
     diagnostics: Diagnostics
     model: SegmentModel
     log_evidence: np.ndarray = field(repr=False)
+    models: list[SegmentModel] = field(default_factory=list, repr=False)
+    p_models: np.ndarray = field(default_factory=lambda: np.ones(1), repr=False)
 
     @property
     def converged(self) -> bool:
@@ -130,6 +137,14 @@ class JumpPosterior:
             f"{len(self.x)} observations, x in [{self.x[0]:.6g}, {self.x[-1]:.6g}]",
             f"number of jumps: {self.n_jumps}   ({ks})",
         ]
+        if len(self.models) > 1:
+            lines.append(
+                "modelled: "
+                + ", ".join(
+                    f"{describe_warp(m.warp)} (P = {p:.3f})"
+                    for m, p in zip(self.models, self.p_models, strict=True)
+                )
+            )
         for k, jump in enumerate(self.jumps, 1):
             lo, hi = jump.interval
             lines.append(
@@ -169,6 +184,7 @@ def find_jumps(
     seed: int = 0,
     decision: str = "f1",
     margin: int = 5,
+    warp: bool = True,
     **options: float,
 ) -> JumpPosterior:
     """Posterior over the number and locations of jumps in a series.
@@ -196,6 +212,14 @@ def find_jumps(
     margin : int, default 5
         Largest distance, in observations, at which a reported jump counts as the true one
         in the expected F1 score.
+    warp : bool, default True
+        Also model a log warp of y, ``±log(u + λ)`` with u the data rescaled to [0, 1]
+        (:func:`~pymc_vsk.jumps.warps.choose_warp` picks the sign and λ that best even out
+        the size of the steps of y), and weigh it against y itself by the evidence, with prior
+        probability 1/2 each (Box and Cox, 1964). Noise and seasonal swings that grow with the
+        level (multiplicative data, counts) then need no jumps to explain them. The warp
+        depends only on the order of the values, so the answer is the same in any units.
+        False models y as it is.
     **options
         Priors and grid of :class:`~pymc_vsk.jumps.segments.SegmentModel` (``level_sd``,
         ``slope_sd``, ``a0``, ``n_lengthscales``, ``min_lengthscale``, ``ratios``).
@@ -221,21 +245,34 @@ def find_jumps(
     (1, 29.5)
     """
     x, y = _check(x, y, min_size)
-    model = SegmentModel(x, y, min_size=min_size, max_jumps=max_jumps, **options)
-    if n_jumps is not None:
-        if not 0 <= n_jumps <= len(x) // min_size - 1:
-            raise ValueError(
-                f"{n_jumps} jumps need at least {(n_jumps + 1) * min_size} observations "
-                f"({min_size} per segment); there are {len(x)}: ask for fewer jumps or lower "
-                "min_size."
-            )
-        if n_jumps > model.max_jumps:
-            model = SegmentModel(x, y, min_size=min_size, max_jumps=n_jumps, **options)
+    if n_jumps is not None and not 0 <= n_jumps <= len(x) // min_size - 1:
+        raise ValueError(
+            f"{n_jumps} jumps need at least {(n_jumps + 1) * min_size} observations "
+            f"({min_size} per segment); there are {len(x)}: ask for fewer jumps or lower "
+            "min_size."
+        )
+    if max_jumps is not None and n_jumps is not None:
+        max_jumps = max(max_jumps, n_jumps)
+    warps = [None] + ([choose_warp(y)] if warp else [])
+    models = [
+        SegmentModel(x, y, min_size=min_size, max_jumps=max_jumps, warp=w, **options)
+        for w in dict.fromkeys(warps)  # None twice when no warp evens y out
+    ]
+    if n_jumps is not None and n_jumps > models[0].max_jumps:
+        models = [
+            SegmentModel(x, y, min_size=min_size, max_jumps=n_jumps, warp=m.warp, **options)
+            for m in models
+        ]
     report(
-        f"evidence of every partition into at most {model.max_jumps + 1} segments, "
-        f"{len(model.grid)} smooth-part shapes"
+        f"evidence of every partition into at most {models[0].max_jumps + 1} segments, "
+        f"{len(models[0].grid)} smooth-part shapes"
+        + (f", y as it is and {describe_warp(models[1].warp)}" if len(models) > 1 else "")
     )
-    logp, Es = model.count_evidence()
+    # the shapes of every model side by side, each model with prior mass 1 / len(models)
+    parts = [m.count_evidence() for m in models]
+    logp = np.vstack([lp for lp, _ in parts]) - np.log(len(models))
+    Es = [E for _, model_Es in parts for E in model_Es]
+    entries = [(m, g) for m in models for g in range(len(m.grid))]
     p_k = np.exp(logsumexp(logp, axis=0) - logsumexp(logp))
     if n_jumps is not None:
         p_k = np.zeros_like(p_k)
@@ -255,20 +292,20 @@ def find_jumps(
         # the count is known before any draw: one pass over the shapes draws both sets
         k_hat = int(np.argmax(p_k)) if n_jumps is None else int(n_jumps)
         g_cond = _shapes_given(logp, k_hat, total, rng)
-        both = _draw(model, Es, np.r_[g_all, g_cond], np.r_[k_all, np.full(total, k_hat)], rng)
+        both = _draw(entries, Es, np.r_[g_all, g_cond], np.r_[k_all, np.full(total, k_hat)], rng)
         cuts_all, cuts_cond = both[:total], both[total:, :k_hat]
     else:
-        cuts_all = _draw(model, Es, g_all, k_all, rng)
+        cuts_all = _draw(entries, Es, g_all, k_all, rng)
         k_hat = _best_f1_count(cuts_all, k_all, p_k, margin)
         g_cond = _shapes_given(logp, k_hat, total, rng)
-        cuts_cond = _draw(model, Es, g_cond, np.full(total, k_hat), rng)
+        cuts_cond = _draw(entries, Es, g_cond, np.full(total, k_hat), rng)
     mids = 0.5 * (x[:-1] + x[1:])  # cut c (first node of a segment) -> gap c - 1
     locs = mids[cuts_cond - 1] if k_hat else np.empty((total, 0))
     all_locs = np.where(cuts_all > 0, mids[np.maximum(cuts_all, 1) - 1], np.nan)
     jumps = [_describe(locs[:, k], all_locs, x, mids) for k in range(k_hat)]
     span = x[-1] - x[0]
-    ell = np.array([model.grid[g][0] for g in g_all]) * span
-    ratio = np.array([model.grid[g][1] for g in g_all])
+    ell = np.array([m.grid[g][0] for m, g in (entries[i] for i in g_all)]) * span
+    ratio = np.array([m.grid[g][1] for m, g in (entries[i] for i in g_all)])
     posterior = {
         "n_jumps": k_all.reshape(chains, draws).astype(float),
         "lengthscale": np.where(ratio > 0, ell, np.nan).reshape(chains, draws),
@@ -279,7 +316,14 @@ def find_jumps(
     from arviz_base import from_dict  # imported on use: arviz loads slowly
 
     idata = from_dict({"posterior": posterior}, dims={"location": ["jump"]})
-    return JumpPosterior(x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp)
+    owner = np.repeat(np.arange(len(models)), [len(m.grid) for m in models])
+    p_models = np.array(
+        [np.exp(logsumexp(logp[owner == i]) - logsumexp(logp)) for i in range(len(models))]
+    )
+    model = models[int(np.argmax(p_models))]
+    return JumpPosterior(
+        x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp, models, p_models
+    )
 
 
 def _shapes_given(logp: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -289,7 +333,7 @@ def _shapes_given(logp: np.ndarray, k: int, size: int, rng: np.random.Generator)
 
 
 def _draw(
-    model: SegmentModel,
+    entries: list,
     Es: list[np.ndarray],
     shapes: np.ndarray,
     counts: np.ndarray,
@@ -303,7 +347,8 @@ def _draw(
     cuts = np.full((counts.size, width), -1, dtype=int)
     for g in np.unique(shapes):
         idx = np.flatnonzero(shapes == g)
-        P = model.evidence(*model.grid[g][:2])
+        model, local = entries[g]
+        P = model.evidence(*model.grid[local][:2])
         drawn = sample_partitions(P, Es[g], counts[idx], model.min_size, rng)
         cuts[idx, : drawn.shape[1]] = drawn
     return cuts
@@ -416,8 +461,8 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
 
 
 def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    model = post.model
-    g = int(np.argmax(logsumexp(post.log_evidence, axis=1)))
+    entries = [(m, g) for m in post.models or [post.model] for g in range(len(m.grid))]
+    model, g = entries[int(np.argmax(logsumexp(post.log_evidence, axis=1)))]
     ell, r, _ = model.grid[g]
     span = post.x[-1] - post.x[0]
     xs = model.x  # the inputs scaled to [0, 1], as the model sees them
@@ -454,4 +499,10 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
         var = prior - np.einsum("ij,ji->i", Ks, cho_solve(factor, Ks.T))
         mean[new] = Ks @ alpha
         std[new] = np.sqrt(np.maximum(var, 0.0) * sigma2)
-    return mean * model.y_scale + model.y_center, std * model.y_scale
+    mean = mean * model.y_scale + model.y_center
+    std = std * model.y_scale
+    if model.warp is None:
+        return mean, std
+    # back to y: the median of the warped normal, its sd to first order
+    y_mean, slope = log_unwarp(mean, post.y, *model.warp)
+    return y_mean, std * slope

@@ -38,6 +38,7 @@ import numba
 import numpy as np
 from scipy.special import gammaln
 
+from pymc_vsk.jumps.warps import log_warp
 from pymc_vsk.progress import detail
 
 __all__ = [
@@ -412,12 +413,16 @@ class SegmentModel:
         sharp peaks (sunspots, population cycles, seasons) be smooth rather than cut into
         pieces; the evidence still tells a jump from a fast bend when the rest of the
         series is smoother.
+    warp : (sign, offset), optional
+        Model the log warp of y (:func:`log_warp`) instead of y itself; ``log_jacobian``
+        then holds ``log |dz/dy|`` summed over the observations, so that the evidence is that
+        of y.
 
     Notes
     -----
-    x is scaled to [0, 1] and y to zero mean and unit sd before anything is computed, and
-    the noise scale is estimated from the median squared first difference (at least a tenth
-    of their mean square), so the answer is the same in any units.
+    x is scaled to [0, 1] and y (or its warp) to zero mean and unit sd before anything is
+    computed, and the noise scale is estimated from the median squared first difference (at
+    least a tenth of their mean square), so the answer is the same in any units.
     """
 
     def __init__(
@@ -433,6 +438,7 @@ class SegmentModel:
         slope_sd: float = 0.5,
         a0: float = 1.0,
         min_lengthscale: float = 1.0,
+        warp: tuple[int, float] | None = None,
     ) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
@@ -445,8 +451,14 @@ class SegmentModel:
         self.max_jumps = int(max(0, min(max_jumps, largest)))
         span = x[-1] - x[0]
         self.x = (x - x[0]) / span
+        self.warp = warp
+        # log p(y) = log p(the model's y) + log_jacobian
+        self.log_jacobian = 0.0
+        if warp is not None:
+            y, self.log_jacobian = log_warp(y, *warp)
         sd = y.std()
         self.y_center, self.y_scale = float(y.mean()), float(sd if sd > 0 else 1.0)
+        self.log_jacobian -= n * np.log(self.y_scale)
         self.y = (y - self.y_center) / self.y_scale
         # noise variance from first differences, robust to jumps (median of chi²₁ is 0.4549);
         # at least a tenth of their mean square, for series with many repeated values
@@ -521,5 +533,5 @@ class SegmentModel:
                 detail(f"smooth-part shape {g + 1} of {len(self.grid)}")
             E = partition_evidence(self.evidence(ell, r), self.max_jumps, self.min_size)
             Es.append(E)
-            logp[g] = log_w + prior_k + E[:, self.n]
+            logp[g] = log_w + prior_k + E[:, self.n] + self.log_jacobian
         return logp, Es

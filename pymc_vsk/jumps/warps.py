@@ -1,0 +1,98 @@
+r"""Log warps of the observations, for noise that grows with the level.
+
+In many real series the noise and the seasonal swing grow with the level (passengers,
+earnings, counts). The segment model (:mod:`pymc_vsk.jumps.segments`) would explain each
+stretch of larger swings by a piece with its own, larger noise scale; on ``z = ±log(u + λ)``,
+with u the observations rescaled to [0, 1], the swings are even and no piece is needed.
+:func:`choose_warp` picks the sign and λ whose first differences are the most even (a
+Box–Cox profile likelihood, Box and Cox, 1964), and :func:`~pymc_vsk.jumps.find_jumps` weighs
+that warp against y itself by the evidence, the Jacobian included. The warp depends only on
+the order of the values, so any answer computed from it is the same in any units, with any
+origin, and for ``-y``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["WARP_OFFSETS", "choose_warp", "describe_warp", "log_unwarp", "log_warp"]
+
+
+#: Offsets λ of the log warps, in units of the range of y (see :func:`log_warp`).
+WARP_OFFSETS = (0.01, 0.03, 0.1, 0.3, 1.0)
+
+
+def log_warp(y: np.ndarray, sign: int, offset: float) -> tuple[np.ndarray, float]:
+    r"""``z = ±log(u + λ)`` and ``log |dz/dy|`` summed over the observations.
+
+    ``u = (y - min y) / (max y - min y)`` for ``sign = +1`` and ``(max y - y) / (max y -
+    min y)`` for ``sign = -1``, so the warp, and any answer computed from z, is the same
+    whatever the units, origin and sign of y; a small λ = ``offset`` makes the spread of z
+    shrink as y grows away from its minimum (noise proportional to the level, as in
+    multiplicative seasonality or counts), a large one leaves y almost as it is.
+    """
+    y = np.asarray(y, dtype=float)
+    lo, hi = float(y.min()), float(y.max())
+    span = hi - lo if hi > lo else 1.0
+    u = (y - lo) / span if sign > 0 else (hi - y) / span
+    z = sign * np.log(u + offset)
+    return z, float(-np.sum(np.log(u + offset)) - len(y) * np.log(span))
+
+
+def log_unwarp(
+    z: np.ndarray, y: np.ndarray, sign: int, offset: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Inverse of :func:`log_warp` for the data ``y``, and its derivative ``dy/dz``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([3.0, 5.0, 11.0])
+    >>> z, _ = log_warp(y, -1, 0.1)
+    >>> bool(np.allclose(log_unwarp(z, y, -1, 0.1)[0], y))
+    True
+    """
+    y = np.asarray(y, dtype=float)
+    lo, hi = float(y.min()), float(y.max())
+    span = hi - lo if hi > lo else 1.0
+    grow = np.exp(sign * np.asarray(z, dtype=float))  # u + λ
+    u = grow - offset
+    return (lo + span * u if sign > 0 else hi - span * u), span * grow
+
+
+def describe_warp(warp: tuple[int, float] | None) -> str:
+    """The warp in words, for progress messages and summaries."""
+    if warp is None:
+        return "y as it is"
+    sign, offset = warp
+    u = "(y - min y)" if sign > 0 else "(max y - y)"
+    return f"{'' if sign > 0 else '-'}log({u} / range + {offset:g})"
+
+
+def choose_warp(y: np.ndarray) -> tuple[int, float] | None:
+    """The log warp that best evens out the size of y's first differences, or None.
+
+    Each candidate (both signs and every offset of ``WARP_OFFSETS``, and y itself) is scored
+    by the Laplace log likelihood of its first differences with their mean absolute value as
+    the scale, plus its log Jacobian: the Box–Cox profile likelihood of a random walk, little
+    moved by a few jumps. Only the winner is weighed against y itself, by the evidence.
+    """
+    y = np.asarray(y, dtype=float)
+    span = float(np.ptp(y))
+    if span == 0 or len(y) < 4:
+        return None
+
+    def score(z: np.ndarray, log_jacobian: float) -> float:
+        scale = float(np.mean(np.abs(np.diff(z))))
+        return -(len(z) - 1) * np.log(scale) + log_jacobian if scale > 0 else -np.inf
+
+    # an offset below the data's resolution (the smallest step between distinct values, as
+    # for counts) would reward stretching the few lowest values apart
+    resolution = float(np.min(np.diff(np.unique(y)))) / span
+    best, best_score = None, score(y / span, -len(y) * np.log(span))
+    for sign in (1, -1):
+        for offset in (c for c in WARP_OFFSETS if c >= resolution):
+            value = score(*log_warp(y, sign, offset))
+            if value > best_score:
+                best, best_score = (sign, offset), value
+    return best
