@@ -461,6 +461,7 @@ def test_command_quiet_and_not_converged_status(tmp_path, capsys):
         (["--method", "smooth"], "give --jumps K"),
         (["--target-accept", "0.9"], "--target-accept tunes NUTS"),
         (["--lower", "3"], "--lower/--upper bound the location prior"),
+        (["--method", "smooth", "--jumps", "1", "--no-warp"], "--no-warp applies to the default"),
     ],
 )
 def test_command_rejects_options_that_do_not_apply(tmp_path, capsys, extra, message):
@@ -468,6 +469,21 @@ def test_command_rejects_options_that_do_not_apply(tmp_path, capsys, extra, mess
     status = main(["detect-jumps", str(path), "--x", "index", "--y", "value", *extra])
     err = capsys.readouterr().err
     assert status == 2 and message in err
+
+
+def test_command_weighs_the_warp_unless_told_not_to(tmp_path, capsys):
+    x, y = growth(np.random.default_rng(seed(30)))
+    path = write_series(tmp_path, x, y)
+    answers = {}
+    for extra in ([], ["--no-warp"]):
+        out = tmp_path / f"out{len(extra)}.json"
+        args = ["detect-jumps", str(path), "--x", "index", "--y", "value", "--json", str(out)]
+        main([*args, "--plot", str(tmp_path / "f.png"), "--quiet", *extra])
+        answers[bool(extra)] = (capsys.readouterr().out, json.loads(out.read_text()))
+    assert "modelled: y as it is (P = " in answers[False][0]
+    assert "modelled:" not in answers[True][0]
+    # over 30 seeds P(K = 0) was ≥ 0.14 with the warp and ≤ 7e-14 without it
+    assert answers[False][1]["p_n_jumps"]["0"] > 1e-4 > 1e-6 > answers[True][1]["p_n_jumps"]["0"]
 
 
 def test_repeated_values_and_tied_inputs_are_handled():

@@ -720,6 +720,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="B",
         help="NUTS methods: upper end of the uniform location prior (default: 90 %% into x)",
     )
+    parser.add_argument(
+        "--no-warp",
+        action="store_true",
+        help="model y as it is (default: a log warp of y is also weighed, by the evidence, "
+        "for noise that grows with the level)",
+    )
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the answer as JSON")
     parser.add_argument(
         "--plot",
@@ -758,6 +764,11 @@ def main(args: argparse.Namespace) -> int:
                 "--lower/--upper bound the location prior of the NUTS methods; the default "
                 "method considers every gap between observations (use --method smooth)."
             )
+        if nuts and args.no_warp:
+            raise InputError(
+                f"--no-warp applies to the default method; --method {args.method} models y as "
+                "it is already."
+            )
         if not nuts and args.target_accept is not None:
             raise InputError(
                 "--target-accept tunes NUTS (--method smooth|marginal); the default method "
@@ -795,6 +806,7 @@ def main(args: argparse.Namespace) -> int:
                     draws=args.draws,
                     chains=args.chains,
                     seed=args.seed,
+                    warp=not args.no_warp,
                 )
             except ValueError as err:
                 raise InputError(str(err)) from None
