@@ -245,7 +245,7 @@ def growth(rng: np.random.Generator, n: int = 100) -> tuple[np.ndarray, np.ndarr
     return t, 10 * np.exp(z)
 
 
-def test_log_warp_depends_only_on_the_order_of_the_values():
+def test_log_warp_is_the_same_for_any_affine_change_of_y():
     rng = np.random.default_rng(seed(17))
     _, y = growth(rng)
     z, log_jac = log_warp(y, 1, 0.1)

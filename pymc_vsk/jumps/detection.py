@@ -218,7 +218,7 @@ def find_jumps(
         the size of the steps of y), and weigh it against y itself by the evidence, with prior
         probability 1/2 each (Box and Cox, 1964). Noise and seasonal swings that grow with the
         level (multiplicative data, counts) then need no jumps to explain them. The warp
-        depends only on the order of the values, so the answer is the same in any units.
+        of a·y + b (a ≠ 0) is that of y, so the answer is the same in any units.
         False models y as it is.
     **options
         Priors and grid of :class:`~pymc_vsk.jumps.segments.SegmentModel` (``level_sd``,

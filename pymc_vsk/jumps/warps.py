@@ -6,9 +6,9 @@ stretch of larger swings by a piece with its own, larger noise scale; on ``z = �
 with u the observations rescaled to [0, 1], the swings are even and no piece is needed.
 :func:`choose_warp` picks the sign and λ whose first differences are the most even (a
 Box–Cox profile likelihood, Box and Cox, 1964), and :func:`~pymc_vsk.jumps.find_jumps` weighs
-that warp against y itself by the evidence, the Jacobian included. The warp depends only on
-the order of the values, so any answer computed from it is the same in any units, with any
-origin, and for ``-y``.
+that warp against y itself by the evidence, the Jacobian included. The warp of
+``a·y + b`` (a ≠ 0) is that of y, up to its sign, so any answer computed from it is the same
+in any units, with any origin, and for ``-y``.
 """
 
 from __future__ import annotations
