@@ -251,8 +251,6 @@ def find_jumps(
             f"({min_size} per segment); there are {len(x)}: ask for fewer jumps or lower "
             "min_size."
         )
-    if max_jumps is not None and n_jumps is not None:
-        max_jumps = max(max_jumps, n_jumps)
     warps = [None] + ([choose_warp(y)] if warp else [])
     models = [
         SegmentModel(x, y, min_size=min_size, max_jumps=max_jumps, warp=w, **options)
@@ -333,7 +331,7 @@ def _shapes_given(logp: np.ndarray, k: int, size: int, rng: np.random.Generator)
 
 
 def _draw(
-    entries: list,
+    entries: list[tuple[SegmentModel, int]],
     Es: list[np.ndarray],
     shapes: np.ndarray,
     counts: np.ndarray,
@@ -341,7 +339,8 @@ def _draw(
 ) -> np.ndarray:
     """Exact partitions for draws of (shape, count); -1 pads draws with fewer jumps.
 
-    The segment evidence of each shape is computed once, for all the draws that use it.
+    Shape ``g`` is shape ``entries[g][1]`` of the model ``entries[g][0]``; the segment
+    evidence of each shape is computed once, for all the draws that use it.
     """
     width = int(counts.max()) if counts.size else 0
     cuts = np.full((counts.size, width), -1, dtype=int)
