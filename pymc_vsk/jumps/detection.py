@@ -251,10 +251,10 @@ def find_jumps(
             f"({min_size} per segment); there are {len(x)}: ask for fewer jumps or lower "
             "min_size."
         )
-    warps = [None] + ([choose_warp(y)] if warp else [])
+    chosen = choose_warp(y) if warp else None
     models = [
         SegmentModel(x, y, min_size=min_size, max_jumps=max_jumps, warp=w, **options)
-        for w in dict.fromkeys(warps)  # None twice when no warp evens y out
+        for w in ([None] if chosen is None else [None, chosen])
     ]
     if n_jumps is not None and n_jumps > models[0].max_jumps:
         models = [
@@ -267,10 +267,12 @@ def find_jumps(
         + (f", y as it is and {describe_warp(models[1].warp)}" if len(models) > 1 else "")
     )
     # the shapes of every model side by side, each model with prior mass 1 / len(models)
-    parts = [m.count_evidence() for m in models]
+    # (the prior of the partitions depends on x alone: counted once for every model)
+    prior_k = models[0].log_prior_counts()
+    parts = [m.count_evidence(prior_k) for m in models]
     logp = np.vstack([lp for lp, _ in parts]) - np.log(len(models))
     Es = [E for _, model_Es in parts for E in model_Es]
-    entries = [(m, g) for m in models for g in range(len(m.grid))]
+    entries = _shapes(models)
     p_k = np.exp(logsumexp(logp, axis=0) - logsumexp(logp))
     if n_jumps is not None:
         p_k = np.zeros_like(p_k)
@@ -322,6 +324,11 @@ def find_jumps(
     return JumpPosterior(
         x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp, models, p_models
     )
+
+
+def _shapes(models: list[SegmentModel]) -> list[tuple[SegmentModel, int]]:
+    """Every shape of every model, in the order of the rows of the log evidence."""
+    return [(m, g) for m in models for g in range(len(m.grid))]
 
 
 def _shapes_given(logp: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -460,8 +467,9 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
 
 
 def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    entries = [(m, g) for m in post.models or [post.model] for g in range(len(m.grid))]
-    model, g = entries[int(np.argmax(logsumexp(post.log_evidence, axis=1)))]
+    model, g = _shapes(post.models or [post.model])[
+        int(np.argmax(logsumexp(post.log_evidence, axis=1)))
+    ]
     ell, r, _ = model.grid[g]
     span = post.x[-1] - post.x[0]
     xs = model.x  # the inputs scaled to [0, 1], as the model sees them

@@ -513,10 +513,18 @@ class SegmentModel:
         logc = partition_evidence(ones, self.max_jumps, self.min_size)[:, n]
         return -np.log(self.max_jumps + 1) - logc
 
-    def count_evidence(self) -> tuple[np.ndarray, list[np.ndarray]]:
+    def count_evidence(
+        self, prior_k: np.ndarray | None = None
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
         """log p(y, K = k, grid point g) for every g and k, and E per grid point.
 
         Reports progress (:mod:`pymc_vsk.progress`) every tenth of the grid.
+
+        Parameters
+        ----------
+        prior_k : array, optional
+            :meth:`log_prior_counts`, when already computed for the same x (it does not
+            depend on y or its warp).
 
         Returns
         -------
@@ -524,7 +532,8 @@ class SegmentModel:
         Es : list of array
             :func:`partition_evidence` of each grid point.
         """
-        prior_k = self.log_prior_counts()
+        if prior_k is None:
+            prior_k = self.log_prior_counts()
         logp = np.empty((len(self.grid), self.max_jumps + 1))
         Es = []
         step = max(1, len(self.grid) // 10)

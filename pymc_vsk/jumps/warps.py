@@ -22,6 +22,12 @@ __all__ = ["WARP_OFFSETS", "choose_warp", "describe_warp", "log_unwarp", "log_wa
 WARP_OFFSETS = (0.01, 0.03, 0.1, 0.3, 1.0)
 
 
+def _bounds(y: np.ndarray) -> tuple[float, float, float]:
+    """min y, max y and the range (1 for a constant y)."""
+    lo, hi = float(np.min(y)), float(np.max(y))
+    return lo, hi, hi - lo if hi > lo else 1.0
+
+
 def log_warp(y: np.ndarray, sign: int, offset: float) -> tuple[np.ndarray, float]:
     r"""``z = ±log(u + λ)`` and ``log |dz/dy|`` summed over the observations.
 
@@ -32,8 +38,7 @@ def log_warp(y: np.ndarray, sign: int, offset: float) -> tuple[np.ndarray, float
     multiplicative seasonality or counts), a large one leaves y almost as it is.
     """
     y = np.asarray(y, dtype=float)
-    lo, hi = float(y.min()), float(y.max())
-    span = hi - lo if hi > lo else 1.0
+    lo, hi, span = _bounds(y)
     u = (y - lo) / span if sign > 0 else (hi - y) / span
     z = sign * np.log(u + offset)
     return z, float(-np.sum(np.log(u + offset)) - len(y) * np.log(span))
@@ -52,9 +57,7 @@ def log_unwarp(
     >>> bool(np.allclose(log_unwarp(z, y, -1, 0.1)[0], y))
     True
     """
-    y = np.asarray(y, dtype=float)
-    lo, hi = float(y.min()), float(y.max())
-    span = hi - lo if hi > lo else 1.0
+    lo, hi, span = _bounds(y)
     grow = np.exp(sign * np.asarray(z, dtype=float))  # u + λ
     u = grow - offset
     return (lo + span * u if sign > 0 else hi - span * u), span * grow
