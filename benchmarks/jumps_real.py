@@ -64,8 +64,12 @@ Textbook series with no documented change point, the standard examples of the mo
 
 Synthetic series (``--synthetic N`` of them, seeded): n in {50, 100, 200, 400}, 0–5 jumps
 at least max(8, n/15) apart, jump sizes 1.5–4 noise sds, on a flat, trending, seasonal or
-wiggly smooth part; plus (``--large``) a wiggly series of 600 points with 4 jumps and one of
-4 000 points with 12 jumps, for time and memory.
+wiggly smooth part (the seasonal part a sine of 3 to 8 cycles over the series, rarely a whole
+number of observations per cycle); ``--seasonal N`` more with 0–3 such jumps on a trend plus
+a fixed seasonal profile of period 4, 12 or 52 observations (6 to 12 cycles, or 156 to 400
+weeks) and sd 1–3 noise sds, as in quarterly, monthly and weekly data; plus (``--large``) a
+wiggly series of 600 points with 4 jumps and one of 4 000 points with 12 jumps, for time and
+memory.
 """
 
 from __future__ import annotations
@@ -161,6 +165,26 @@ def synthetic_series(count: int, seed: int) -> list[Series]:
         smooth = str(rng.choice(["flat", "trend", "season", "wiggle"]))
         x, y, cps = piecewise_smooth(rng, n, k, smooth)
         out.append(Series(f"synth{i:02d}_{smooth}_n{n}_k{k}", x, y, [cps], "synthetic"))
+    return out
+
+
+def seasonal_series(count: int, seed: int) -> list[Series]:
+    """Monthly, quarterly or weekly series with a fixed seasonal profile and known jumps."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        period = int(rng.choice([4, 12, 52]))
+        n = (
+            int(rng.integers(6 * period, 12 * period + 1))
+            if period < 52
+            else int(rng.integers(156, 401))
+        )
+        k = int(rng.integers(0, 4))
+        x, y, cps = piecewise_smooth(rng, n, k, "trend")
+        profile = rng.normal(size=period)
+        profile = rng.uniform(1.0, 3.0) * (profile - profile.mean()) / profile.std()
+        y = y + profile[np.arange(n) % period]
+        out.append(Series(f"season{i:02d}_p{period}_n{n}_k{k}", x, y, [cps], "seasonal"))
     return out
 
 
@@ -305,6 +329,12 @@ def _value(text: str) -> int | float | str | tuple:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--synthetic", type=int, default=40, help="synthetic series (default 40)")
+    parser.add_argument(
+        "--seasonal",
+        type=int,
+        default=20,
+        help="synthetic series with a fixed season (period 4, 12 or 52; default 20)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic series")
     parser.add_argument("--large", action="store_true", help="add 600- and 4 000-point series")
     parser.add_argument("--no-real", action="store_true", help="skip the real series")
@@ -326,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     options = {k: _value(v) for k, v in (o.split("=", 1) for o in args.option)}
     series = [] if args.no_real else real_series()
     series += synthetic_series(args.synthetic, args.seed)
+    series += seasonal_series(args.seasonal, args.seed + 2)
     if args.large:
         for n, k in ((600, 4), (4000, 12)):
             rng = np.random.default_rng(args.seed + 1)

@@ -726,6 +726,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="model y as it is (default: a log warp of y is also weighed, by the evidence, "
         "for noise that grows with the level)",
     )
+    parser.add_argument(
+        "--no-season",
+        action="store_true",
+        help="fit no seasonal profile (default: for regularly spaced x, the season of the "
+        "period the data show best is also weighed, by the evidence)",
+    )
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the answer as JSON")
     parser.add_argument(
         "--plot",
@@ -764,9 +770,10 @@ def main(args: argparse.Namespace) -> int:
                 "--lower/--upper bound the location prior of the NUTS methods; the default "
                 "method considers every gap between observations (use --method smooth)."
             )
-        if nuts and args.no_warp:
+        if nuts and (args.no_warp or args.no_season):
+            flag = "--no-warp" if args.no_warp else "--no-season"
             raise InputError(
-                f"--no-warp applies to the default method; --method {args.method} models y as "
+                f"{flag} applies to the default method; --method {args.method} models y as "
                 "it is already."
             )
         if not nuts and args.target_accept is not None:
@@ -807,6 +814,7 @@ def main(args: argparse.Namespace) -> int:
                     chains=args.chains,
                     seed=args.seed,
                     warp=not args.no_warp,
+                    season=not args.no_season,
                 )
             except ValueError as err:
                 raise InputError(str(err)) from None

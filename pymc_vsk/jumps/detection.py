@@ -24,6 +24,7 @@ from scipy.special import logsumexp
 
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.jumps.scores import f1_score
+from pymc_vsk.jumps.seasons import find_period
 from pymc_vsk.jumps.segments import SegmentModel, matern52_kernel, sample_partitions
 from pymc_vsk.jumps.warps import choose_warp, describe_warp, log_unwarp
 from pymc_vsk.progress import report
@@ -92,7 +93,8 @@ class JumpPosterior:
     log_evidence : array, shape (n_grid, max_jumps + 1)
         log p(y, K = k, shape g), the shapes of every model in ``models`` one after the other.
     models : list of SegmentModel
-        y as it is, and the log warp of y when one was weighed against it.
+        y as it is, its log warp when one was weighed against it, and each of these less a
+        seasonal profile when a season was found.
     p_models : array
         Their posterior probabilities.
     """
@@ -141,7 +143,7 @@ class JumpPosterior:
             lines.append(
                 "modelled: "
                 + ", ".join(
-                    f"{describe_warp(m.warp)} (P = {p:.3f})"
+                    f"{_describe_model(m)} (P = {p:.3f})"
                     for m, p in zip(self.models, self.p_models, strict=True)
                 )
             )
@@ -185,6 +187,7 @@ def find_jumps(
     decision: str = "f1",
     margin: int = 5,
     warp: bool = True,
+    season: bool = True,
     **options: float,
 ) -> JumpPosterior:
     """Posterior over the number and locations of jumps in a series.
@@ -220,6 +223,14 @@ def find_jumps(
         level (multiplicative data, counts) then need no jumps to explain them. The warp
         of a·y + b (a ≠ 0) is that of y, so the answer is the same in any units.
         False models y as it is.
+    season : bool, default True
+        For regularly spaced x (missing observations allowed), also fit the model to y (and
+        to its warp) less one seasonal profile for the whole series, with the period the
+        data show best (:func:`~pymc_vsk.jumps.seasons.find_period`), weighed by the
+        evidence with the Schwarz penalty of the profile's effects
+        (:class:`~pymc_vsk.jumps.seasons.Season`): every segment then shares the season, so
+        a new segment need not learn it again, and the smooth part need not follow it with
+        a short length scale that would also absorb a shift. False fits no season.
     **options
         Priors and grid of :class:`~pymc_vsk.jumps.segments.SegmentModel` (``level_sd``,
         ``slope_sd``, ``a0``, ``n_lengthscales``, ``min_lengthscale``, ``ratios``).
@@ -252,19 +263,25 @@ def find_jumps(
             "min_size."
         )
     chosen = choose_warp(y) if warp else None
-    models = [
-        SegmentModel(x, y, min_size=min_size, max_jumps=max_jumps, warp=w, **options)
+    period = find_period(x, y) if season else None
+    variants = [
+        (w, p)
         for w in ([None] if chosen is None else [None, chosen])
+        for p in ([None] if period is None else [None, period])
+    ]
+    models = [
+        SegmentModel(x, y, min_size=min_size, max_jumps=max_jumps, warp=w, period=p, **options)
+        for w, p in variants
     ]
     if n_jumps is not None and n_jumps > models[0].max_jumps:
         models = [
-            SegmentModel(x, y, min_size=min_size, max_jumps=n_jumps, warp=m.warp, **options)
-            for m in models
+            SegmentModel(x, y, min_size=min_size, max_jumps=n_jumps, warp=w, period=p, **options)
+            for w, p in variants
         ]
     report(
         f"evidence of every partition into at most {models[0].max_jumps + 1} segments, "
         f"{len(models[0].grid)} smooth-part shapes"
-        + (f", y as it is and {describe_warp(models[1].warp)}" if len(models) > 1 else "")
+        + (f"; {', '.join(_describe_model(m) for m in models)}" if len(models) > 1 else "")
     )
     # the shapes of every model side by side, each model with prior mass 1 / len(models)
     # (the prior of the partitions depends on x alone: counted once for every model)
@@ -324,6 +341,14 @@ def find_jumps(
     return JumpPosterior(
         x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp, models, p_models
     )
+
+
+def _describe_model(model: SegmentModel) -> str:
+    """What the model fits to, in words: y or its warp, less a season or not."""
+    text = describe_warp(model.warp)
+    if model.season is not None:
+        text += f" less a season of {model.season.period} observations"
+    return text
 
 
 def _shapes(models: list[SegmentModel]) -> list[tuple[SegmentModel, int]]:
@@ -507,6 +532,8 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
         mean[new] = Ks @ alpha
         std[new] = np.sqrt(np.maximum(var, 0.0) * sigma2)
     mean = mean * model.y_scale + model.y_center
+    if model.season is not None:
+        mean = mean + model.season(xnew)
     std = std * model.y_scale
     if model.warp is None:
         return mean, std

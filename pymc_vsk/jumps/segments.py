@@ -38,6 +38,7 @@ import numba
 import numpy as np
 from scipy.special import gammaln
 
+from pymc_vsk.jumps.seasons import Season
 from pymc_vsk.jumps.warps import log_warp
 from pymc_vsk.progress import detail
 
@@ -417,6 +418,10 @@ class SegmentModel:
         Model the log warp of y (:func:`log_warp`) instead of y itself; ``log_jacobian``
         then holds ``log |dz/dy|`` summed over the observations, so that the evidence is that
         of y.
+    period : int, optional
+        Subtract the seasonal profile of this period, in observations
+        (:class:`~pymc_vsk.jumps.seasons.Season`, computed after the warp), and charge its
+        penalty to the evidence; x must then be regular.
 
     Notes
     -----
@@ -439,6 +444,7 @@ class SegmentModel:
         a0: float = 1.0,
         min_lengthscale: float = 1.0,
         warp: tuple[int, float] | None = None,
+        period: int | None = None,
     ) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
@@ -456,6 +462,10 @@ class SegmentModel:
         self.log_jacobian = 0.0
         if warp is not None:
             y, self.log_jacobian = log_warp(y, *warp)
+        self.season = None if period is None else Season(x, y, period)
+        if self.season is not None:
+            y = y - self.season(x)
+            self.log_jacobian -= self.season.penalty
         sd = y.std()
         self.y_center, self.y_scale = float(y.mean()), float(sd if sd > 0 else 1.0)
         self.log_jacobian -= n * np.log(self.y_scale)
