@@ -126,6 +126,7 @@ class Season:
             np.convolve(seen, weights, "same"), 1e-12
         )
         n = len(y)
+        candidates = max(1, min(MAX_PERIOD, (t[-1] + 1) // MIN_CYCLES) - 1)
         t, y = t[inside], y[inside]
         phase = t % self.period
         residual = y - trend[t]
@@ -133,7 +134,6 @@ class Season:
         sums = np.bincount(phase, weights=residual, minlength=self.period)
         effects = sums / np.maximum(counts, 1)
         self.effects = effects - effects.mean()
-        candidates = max(1, min(MAX_PERIOD, (t[-1] + 1) // MIN_CYCLES) - 1)
         self.penalty = 0.5 * (self.period - 1) * np.log(n) + np.log(candidates)
         rest = residual - self.effects[phase]
         explained = float(residual @ residual) / max(float(rest @ rest), 1e-300)
