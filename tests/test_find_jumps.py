@@ -1,4 +1,8 @@
-"""The segment model's exact jump posterior: against brute force, scipy, and known truth."""
+"""The segment model's exact jump posterior: against brute force, scipy, and known truth.
+
+The spreads over many seeds that the docstrings cite come from ``python
+benchmarks/jump_seeds.py``, which draws the same series.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,15 @@ from scipy import stats
 from scipy.linalg import expm
 from scipy.special import logsumexp
 
+from benchmarks.jump_seeds import (
+    counts_with_ties,
+    end_step,
+    growth,
+    monthly,
+    step,
+    three_steps,
+    white_or_sine,
+)
 from pymc_vsk.cli import main
 from pymc_vsk.jumps import find_jumps
 from pymc_vsk.jumps.cli import NOT_CONVERGED
@@ -146,10 +159,8 @@ def test_no_jump_gives_zero_jumps_with_high_probability(kind):
     """
     p0, counts = [], []
     for s in seeds(*range(10, 16)):
-        rng = np.random.default_rng(s)
-        x = np.sort(rng.uniform(0, 100, 80))
-        base = 0.0 if kind == "noise" else 2.0 * np.sin(x / 12)
-        post = find_jumps(x, base + 0.5 * rng.normal(size=80), draws=100, chains=2)
+        x, y = white_or_sine(np.random.default_rng(s), kind)
+        post = find_jumps(x, y, draws=100, chains=2)
         p0.append(post.p_n_jumps[0])
         counts.append(post.n_jumps)
     assert counts.count(0) >= 4, counts
@@ -167,9 +178,7 @@ def test_one_jump_is_located_to_its_gap():
     0.30, the location was 1986.5 at 18 (1987.5 at 1) and the interval up to 5 years wide.
     The true jump is checked, whatever the count.
     """
-    rng = np.random.default_rng(seed(11))
-    x = np.arange(1950.0, 2030.0)
-    y = 10 + 1.2 * (x >= 1987) + 0.25 * rng.normal(size=x.size)
+    x, y = step(np.random.default_rng(seed(11)))
     post = find_jumps(x, y, draws=250, chains=2)
     assert post.p_n_jumps[0] < 0.4
     assert post.n_jumps >= 1
@@ -206,22 +215,17 @@ def test_three_jumps_are_all_found():
     prior of sd 2 instead of 32, one or two spurious jumps came on top at 2); at most 2
     spurious ones are allowed.
     """
-    rng = np.random.default_rng(seed(12))
-    x = np.arange(150.0)
-    truth = [40, 75, 115]
-    level = np.select([x < 40, x < 75, x < 115], [0.0, 1.5, -0.5], 1.0)
-    post = find_jumps(x, level + 0.3 * rng.normal(size=x.size), draws=250, chains=2)
+    x, y = three_steps(np.random.default_rng(seed(12)))
+    post = find_jumps(x, y, draws=250, chains=2)
     assert 3 <= post.n_jumps <= 5
-    for t in truth:
+    for t in (40, 75, 115):
         jump = min(post.jumps, key=lambda j: abs(j.location - (t - 0.5)))
         assert abs(jump.location - (t - 0.5)) <= 2.0
         assert jump.interval[0] <= t - 0.5 <= jump.interval[1]
 
 
 def test_a_jump_near_the_end_is_found():
-    rng = np.random.default_rng(seed(13))
-    x = np.arange(60.0)
-    y = 1.5 * (x >= 55) + 0.3 * rng.normal(size=60)
+    x, y = end_step(np.random.default_rng(seed(13)))
     post = find_jumps(x, y, draws=250, chains=2)
     assert post.n_jumps >= 1  # one jump, in its gap or the next, at 19 of 19 seed offsets
     assert min(abs(j.location - 54.5) for j in post.jumps) <= 1.0
@@ -238,13 +242,6 @@ def test_same_answer_in_any_units():
         for j0, j1 in zip(base.jumps, other.jumps, strict=True):
             assert j1.location == pytest.approx(a * j0.location + b, rel=1e-9, abs=1e-9 * abs(b))
             assert j1.probability == pytest.approx(j0.probability)
-
-
-def growth(rng: np.random.Generator, n: int = 100) -> tuple[np.ndarray, np.ndarray]:
-    """Smooth exponential growth with a slow cycle, noise 8 % of the level, no jump."""
-    t = np.arange(float(n))
-    z = 3 * t / n + 0.1 * np.sin(2 * np.pi * t / 25) + 0.08 * rng.normal(size=n)
-    return t, 10 * np.exp(z)
 
 
 def test_log_warp_is_the_same_for_any_affine_change_of_y():
@@ -310,18 +307,6 @@ def test_warped_answer_is_the_same_in_any_units_and_for_minus_y():
         np.testing.assert_allclose(std, abs(c) * std0, rtol=1e-6)
 
 
-def monthly(
-    rng: np.random.Generator, jump: float = 2.5, n: int = 120
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """Monthly data from 1990: a seasonal profile of sd 2, unit noise, a step at month c."""
-    x = 1990 + np.arange(n) / 12
-    profile = rng.normal(size=12)
-    profile = 2.0 * (profile - profile.mean()) / profile.std()
-    c = int(rng.integers(30, 90))
-    y = 50 + profile[np.arange(n) % 12] + jump * (np.arange(n) >= c) + rng.normal(size=n)
-    return x, y, c
-
-
 def test_season_is_the_classical_decomposition_of_statsmodels():
     from statsmodels.tsa.seasonal import seasonal_decompose
 
@@ -363,7 +348,7 @@ def test_a_jump_in_a_seasonal_series_is_found():
     """
     p0, p0_without, found = [], [], 0
     for s in seeds(42, 43, 44, 45, 48, 49):
-        x, y, c = monthly(np.random.default_rng(s), jump=3.0)
+        x, y, c = monthly(np.random.default_rng(s))
         post = find_jumps(x, y, draws=100, chains=2)
         assert post.model.season is not None and post.model.season.period == 12
         assert post.n_jumps <= 2
@@ -373,6 +358,14 @@ def test_a_jump_in_a_seasonal_series_is_found():
         p0_without.append(find_jumps(x, y, draws=100, chains=2, season=False).p_n_jumps[0])
     assert found >= 4
     assert np.mean(p0) < np.mean(p0_without), (p0, p0_without)
+
+
+def test_the_seed_sweeps_run(capsys):
+    from benchmarks.jump_seeds import main as sweep
+
+    assert sweep(["--only", "end", "--option", "level_sd=32"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("a step near the end, 19 seeds: (count, distance to its gap) [(1, ")
 
 
 def test_seasonal_answer_is_the_same_in_any_units():
@@ -586,9 +579,7 @@ def test_command_weighs_the_season_unless_told_not_to(tmp_path, capsys):
 
 def test_repeated_values_and_tied_inputs_are_handled():
     """Counts with runs of equal values (the median first difference is 0) and tied x."""
-    rng = np.random.default_rng(seed(17))
-    y = np.r_[rng.poisson(0.3, 40), rng.poisson(4.0, 40)].astype(float)
-    x = np.repeat(np.arange(40.0), 2)  # two observations per x
+    x, y = counts_with_ties(np.random.default_rng(seed(17)))  # two observations per x
     post = find_jumps(x, y, draws=200, chains=2)
     assert post.model.noise_var > 0.01
     assert post.p_n_jumps[0] < 0.3

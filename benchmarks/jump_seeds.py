@@ -1,0 +1,237 @@
+"""How often :func:`pymc_vsk.jumps.find_jumps` gets simple series right, over many seeds.
+
+``python benchmarks/jump_seeds.py`` runs ``find_jumps`` with its defaults on many seeded
+copies of each series below and prints how its answers are spread: the figures that the
+docstrings of ``tests/test_find_jumps.py`` and the documentation cite, and from which the
+tests' tolerances were set (a test checks a few seeds; these sweeps show the margin).
+``--only NAME`` runs one sweep; ``--option NAME=VALUE`` changes a prior (e.g.
+``level_sd=2``).
+
+The series (each a function of a seeded generator, shared with the tests):
+
+* ``white_or_sine``: 80 values at random places in [0, 100], white noise of sd 0.5 on zero
+  or on a sine of amplitude 2; no jump.
+* ``step``: yearly values 1950–2029, noise sd 0.25, a step of 1.2 (4.8 noise sds) or 0.8
+  (3.2) from 1987 on.
+* ``three_steps``: 150 values, noise sd 0.3, levels 0, 1.5, −0.5, 1 changing at 40, 75, 115.
+* ``end_step``: 60 values, noise sd 0.3, a step of 1.5 at 55.
+* ``growth``: 100 values of smooth exponential growth with a slow cycle and noise 8 % of the
+  level; no jump.
+* ``monthly``: 10 years of monthly values from 1990, a seasonal profile of sd 2, unit noise
+  and a step of 3 at a random month between the 30th and the 90th.
+* ``counts_with_ties``: Poisson counts of mean 0.3 then 4, two per x at x = 0..39.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
+
+from pymc_vsk.jumps import find_jumps
+
+
+def white_or_sine(rng: np.random.Generator, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """80 noisy values without a jump: white noise (``kind="noise"``) or a sine."""
+    x = np.sort(rng.uniform(0, 100, 80))
+    base = 0.0 if kind == "noise" else 2.0 * np.sin(x / 12)
+    return x, base + 0.5 * rng.normal(size=80)
+
+
+def step(rng: np.random.Generator, size: float = 1.2) -> tuple[np.ndarray, np.ndarray]:
+    """Yearly values 1950–2029 with noise sd 0.25 and a step of ``size`` from 1987 on."""
+    x = np.arange(1950.0, 2030.0)
+    return x, 10 + size * (x >= 1987) + 0.25 * rng.normal(size=x.size)
+
+
+def three_steps(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """150 values, noise sd 0.3, steps at 40, 75 and 115."""
+    x = np.arange(150.0)
+    level = np.select([x < 40, x < 75, x < 115], [0.0, 1.5, -0.5], 1.0)
+    return x, level + 0.3 * rng.normal(size=x.size)
+
+
+def end_step(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """60 values, noise sd 0.3, a step of 1.5 at 55."""
+    x = np.arange(60.0)
+    return x, 1.5 * (x >= 55) + 0.3 * rng.normal(size=60)
+
+
+def growth(rng: np.random.Generator, n: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """Smooth exponential growth with a slow cycle, noise 8 % of the level, no jump."""
+    t = np.arange(float(n))
+    z = 3 * t / n + 0.1 * np.sin(2 * np.pi * t / 25) + 0.08 * rng.normal(size=n)
+    return t, 10 * np.exp(z)
+
+
+def monthly(
+    rng: np.random.Generator, jump: float = 3.0, n: int = 120
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Monthly data from 1990: a seasonal profile of sd 2, unit noise, a step at month c."""
+    x = 1990 + np.arange(n) / 12
+    profile = rng.normal(size=12)
+    profile = 2.0 * (profile - profile.mean()) / profile.std()
+    c = int(rng.integers(30, 90))
+    y = 50 + profile[np.arange(n) % 12] + jump * (np.arange(n) >= c) + rng.normal(size=n)
+    return x, y, c
+
+
+def counts_with_ties(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Poisson counts of mean 0.3 then 4 (the change between x = 19 and 20), two per x."""
+    y = np.r_[rng.poisson(0.3, 40), rng.poisson(4.0, 40)].astype(float)
+    return np.repeat(np.arange(40.0), 2), y
+
+
+def _nearest(post, location: float) -> float:
+    """Distance from ``location`` to the nearest reported jump (inf without any)."""
+    return min((abs(j.location - location) for j in post.jumps), default=np.inf)
+
+
+def no_jump(options: dict) -> None:
+    for kind in ("noise", "sine"):
+        p0, counts, weighed = [], [], 0
+        for s in range(1000, 1060):
+            x, y = white_or_sine(np.random.default_rng(s), kind)
+            post = find_jumps(x, y, draws=100, chains=2, **options)
+            p0.append(post.p_n_jumps[0])
+            counts.append(post.n_jumps)
+            weighed += len(post.models) > 1
+        p0 = np.array(p0)
+        print(
+            f"{kind}, 60 seeds: P(K = 0) mean {p0.mean():.3f}, sd {p0.std():.3f}, min "
+            f"{p0.min():.3f}; K > 0 on {sum(k > 0 for k in counts)}; another model weighed "
+            f"on {weighed}"
+        )
+
+
+def steps(options: dict) -> None:
+    for size, seeds in ((1.2, range(2000, 2060)), (0.8, range(2000, 2019))):
+        counts, p0, places, probs, widths = [], [], [], [], []
+        for s in seeds:
+            x, y = step(np.random.default_rng(s), size)
+            post = find_jumps(x, y, draws=250, chains=2, **options)
+            counts.append(post.n_jumps)
+            p0.append(post.p_n_jumps[0])
+            if post.jumps:
+                jump = min(post.jumps, key=lambda j: abs(j.location - 1986.5))
+                places.append(jump.location)
+                probs.append(jump.probability)
+                widths.append(jump.interval[1] - jump.interval[0])
+        print(
+            f"step of {size / 0.25:.1f} sds, {len(seeds)} seeds: counts {dict(Counter(counts))}, "
+            f"P(K = 0) at most {max(p0):.3g}, nearest jump {dict(Counter(places))}, its "
+            f"probability at least {min(probs):.3f}, interval widths {dict(Counter(widths))}"
+        )
+
+
+def three(options: dict) -> None:
+    rows = []
+    for s in range(3000, 3015):
+        x, y = three_steps(np.random.default_rng(s))
+        post = find_jumps(x, y, draws=250, chains=2, **options)
+        rows.append((post.n_jumps, max(_nearest(post, t - 0.5) for t in (40, 75, 115))))
+    print(f"three steps, 15 seeds: (count, largest distance to a true gap) {rows}")
+
+
+def end(options: dict) -> None:
+    rows = []
+    for s in range(4000, 4019):
+        x, y = end_step(np.random.default_rng(s))
+        post = find_jumps(x, y, draws=250, chains=2, **options)
+        rows.append((post.n_jumps, _nearest(post, 54.5)))
+    print(f"a step near the end, 19 seeds: (count, distance to its gap) {rows}")
+
+
+def warp(options: dict) -> None:
+    p0, p0_as_is, counts = [], [], []
+    for s in range(5000, 5030):
+        x, y = growth(np.random.default_rng(s))
+        post = find_jumps(x, y, draws=100, chains=2, **options)
+        p0.append(post.p_n_jumps[0])
+        counts.append(post.n_jumps)
+        as_is = find_jumps(x, y, draws=100, chains=2, warp=False, **options)
+        p0_as_is.append(as_is.p_n_jumps[0])
+    print(
+        f"growth, 30 seeds: P(K = 0) mean {np.mean(p0):.3f}, min {min(p0):.3f}, K > 0 on "
+        f"{sum(k > 0 for k in counts)}; modelled as it is, P(K = 0) at most {max(p0_as_is):.3g}"
+    )
+
+
+def season(options: dict) -> None:
+    rows = []
+    for s in range(6000, 6030):
+        x, y, c = monthly(np.random.default_rng(s))
+        post = find_jumps(x, y, draws=100, chains=2, **options)
+        without = find_jumps(x, y, draws=100, chains=2, season=False, **options)
+        found = [abs(int(np.searchsorted(x, j.location)) - c) for j in post.jumps]
+        rows.append(
+            (
+                post.n_jumps,
+                min(found, default=-1),
+                post.p_n_jumps[0],
+                without.n_jumps,
+                without.p_n_jumps[0],
+                post.model.season is not None,
+            )
+        )
+    counts, months, p0, counts_without, p0_without, chosen = zip(*rows, strict=True)
+    print(
+        f"monthly with a step of 3, 30 seeds: counts {dict(Counter(map(int, counts)))}, months "
+        f"from the step to the nearest jump {dict(Counter(months))} (-1: none), P(K = 0) max "
+        f"{max(p0):.3g}, median {np.median(p0):.3g}, mean {np.mean(p0):.3g}, the season "
+        f"chosen on {sum(chosen)}; without a season: counts "
+        f"{dict(Counter(map(int, counts_without)))}, P(K = 0) min {min(p0_without):.3g}, mean "
+        f"{np.mean(p0_without):.3g}"
+    )
+
+
+def ties(options: dict) -> None:
+    rows = []
+    for s in range(7000, 7040):
+        x, y = counts_with_ties(np.random.default_rng(s))
+        post = find_jumps(x, y, draws=200, chains=2, **options)
+        rows.append((post.n_jumps, _nearest(post, 19.5), post.p_n_jumps[0]))
+    p0 = np.array([r[2] for r in rows])
+    print(
+        f"counts with tied x, 40 seeds: counts {dict(Counter(r[0] for r in rows))}, distance "
+        f"of the nearest jump {dict(Counter(r[1] for r in rows))}, P(K = 0) < 1e-3 on "
+        f"{int((p0 < 1e-3).sum())}, at most {p0.max():.3g}"
+    )
+
+
+SWEEPS = {
+    "no_jump": no_jump,
+    "steps": steps,
+    "three": three,
+    "end": end,
+    "warp": warp,
+    "season": season,
+    "ties": ties,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=sorted(SWEEPS), action="append", help="one sweep")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a prior of find_jumps other than its default, e.g. level_sd=2 (repeatable)",
+    )
+    args = parser.parse_args(argv)
+    options = {k: float(v) for k, v in (o.split("=", 1) for o in args.option)}
+    for name in args.only or SWEEPS:
+        SWEEPS[name](options)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
