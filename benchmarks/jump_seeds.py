@@ -34,7 +34,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import numpy as np
 
-from pymc_vsk.jumps import find_jumps
+from benchmarks.jumps_real import option_value
+from pymc_vsk.jumps import JumpPosterior, find_jumps
 
 
 def white_or_sine(rng: np.random.Generator, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -88,7 +89,7 @@ def counts_with_ties(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(np.arange(40.0), 2), y
 
 
-def _nearest(post, location: float) -> float:
+def _nearest(post: JumpPosterior, location: float) -> float:
     """Distance from ``location`` to the nearest reported jump (inf without any)."""
     return min((abs(j.location - location) for j in post.jumps), default=np.inf)
 
@@ -227,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         help="a prior of find_jumps other than its default, e.g. level_sd=2 (repeatable)",
     )
     args = parser.parse_args(argv)
-    options = {k: float(v) for k, v in (o.split("=", 1) for o in args.option)}
+    options = {k: option_value(v) for k, v in (o.split("=", 1) for o in args.option)}
     for name in args.only or SWEEPS:
         SWEEPS[name](options)
     return 0

@@ -313,11 +313,11 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _value(text: str) -> int | float | str | tuple:
+def option_value(text: str) -> int | float | str | tuple:
     """An option's value: an int (``n_lengthscales=12``), a float, a tuple of values
     (``ratios=0,1,3``), or the text itself."""
     if "," in text:
-        return tuple(_value(part) for part in text.split(","))
+        return tuple(option_value(part) for part in text.split(","))
     for kind in (int, float):
         try:
             return kind(text)
@@ -353,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         "e.g. min_lengthscale=6",
     )
     args = parser.parse_args(argv)
-    options = {k: _value(v) for k, v in (o.split("=", 1) for o in args.option)}
+    options = {k: option_value(v) for k, v in (o.split("=", 1) for o in args.option)}
     series = [] if args.no_real else real_series()
     series += synthetic_series(args.synthetic, args.seed)
     series += seasonal_series(args.seasonal, args.seed + 2)

@@ -8,7 +8,7 @@ series (classical decomposition: the mean, per phase, of y less its centred movi
 over one period), subtracted before the segments are fitted;
 :func:`~pymc_vsk.jumps.find_jumps` weighs the series with and without it by the evidence,
 the profile's ``period - 1`` free effects paid for by the Schwarz (1978) penalty
-``(period - 1) / 2 · log n``.
+``(period - 1) / 2 · log n``, and the choice of its period among ``m`` by ``log m``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ MIN_CYCLES = 3
 MAX_PERIOD = 120
 
 
-def _grid(x: np.ndarray) -> np.ndarray | None:
-    """Positions of x on a regular grid (the median spacing), or None when x is irregular.
+def _grid(x: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Positions of x on a regular grid and its spacing (the median step), or None when x is
+    irregular.
 
     Missing nodes are allowed (a skipped week); ties and nodes off the grid are not.
     """
@@ -37,7 +38,7 @@ def _grid(x: np.ndarray) -> np.ndarray | None:
     index = np.rint(t)
     if np.max(np.abs(t - index)) > 0.1:
         return None
-    return index.astype(np.int64)
+    return index.astype(np.int64), h
 
 
 def find_period(x: np.ndarray, y: np.ndarray) -> int | None:
@@ -68,9 +69,10 @@ def find_period(x: np.ndarray, y: np.ndarray) -> int | None:
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    t = _grid(x)
-    if t is None:
+    grid = _grid(x)
+    if grid is None:
         return None
+    t = grid[0]
     periods = range(2, min(MAX_PERIOD, (t[-1] + 1) // MIN_CYCLES) + 1)
     gains = {p: Season(x, y, p).gain for p in periods}
     best = max(gains, key=gains.__getitem__, default=None)
@@ -102,12 +104,12 @@ class Season:
     def __init__(self, x: np.ndarray, y: np.ndarray, period: int) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
-        t = _grid(x)
-        if t is None:
+        grid = _grid(x)
+        if grid is None:
             raise ValueError("a season needs regularly spaced x (missing nodes allowed).")
+        t, self.step = grid
         self.period = int(period)
         self.x0 = float(x[0])
-        self.step = float(np.median(np.diff(x)))
         # centred moving average over one period (2 × period for an even one), where its
         # window lies inside the series; missing nodes leave their weight out
         weights = np.ones(self.period + 1 - self.period % 2)

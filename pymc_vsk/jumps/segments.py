@@ -425,8 +425,8 @@ class SegmentModel:
         of y.
     period : int, optional
         Subtract the seasonal profile of this period, in observations
-        (:class:`~pymc_vsk.jumps.seasons.Season`, computed after the warp), and charge its
-        penalty to the evidence; x must then be regular.
+        (:class:`~pymc_vsk.jumps.seasons.Season`, computed after the warp); its penalty is
+        ``log_penalty``, charged to the evidence. x must then be regular.
 
     Notes
     -----
@@ -468,9 +468,9 @@ class SegmentModel:
         if warp is not None:
             y, self.log_jacobian = log_warp(y, *warp)
         self.season = None if period is None else Season(x, y, period)
+        self.log_penalty = 0.0 if self.season is None else self.season.penalty
         if self.season is not None:
             y = y - self.season(x)
-            self.log_jacobian -= self.season.penalty
         sd = y.std()
         self.y_center, self.y_scale = float(y.mean()), float(sd if sd > 0 else 1.0)
         self.log_jacobian -= n * np.log(self.y_scale)
@@ -557,5 +557,5 @@ class SegmentModel:
                 detail(f"smooth-part shape {g + 1} of {len(self.grid)}")
             E = partition_evidence(self.evidence(ell, r), self.max_jumps, self.min_size)
             Es.append(E)
-            logp[g] = log_w + prior_k + E[:, self.n] + self.log_jacobian
+            logp[g] = log_w + prior_k + E[:, self.n] + self.log_jacobian - self.log_penalty
         return logp, Es
