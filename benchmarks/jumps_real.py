@@ -338,6 +338,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic series")
     parser.add_argument("--large", action="store_true", help="add 600- and 4 000-point series")
     parser.add_argument("--no-real", action="store_true", help="skip the real series")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="leave out the real series of this name (repeatable), e.g. co2 for quick sweeps",
+    )
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--csv", type=Path, help="write the per-series table here")
@@ -354,7 +361,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     options = {k: option_value(v) for k, v in (o.split("=", 1) for o in args.option)}
-    series = [] if args.no_real else real_series()
+    unknown = set(args.skip) - {s.name for s in real_series()}
+    if unknown:
+        parser.error(f"--skip: no real series named {', '.join(sorted(unknown))}")
+    series = [] if args.no_real else [s for s in real_series() if s.name not in args.skip]
     series += synthetic_series(args.synthetic, args.seed)
     series += seasonal_series(args.seasonal, args.seed + 2)
     if args.large:

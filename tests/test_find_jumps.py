@@ -151,11 +151,9 @@ def test_no_jump_gives_zero_jumps_with_high_probability(kind):
     """80 noisy values without a jump: K = 0 in at least 4 of 6 series, mean P(K = 0) > 0.45.
 
     Measured over 60 seeds, with the defaults (the log warp was weighed on 21 of the noise
-    series and 14 of the sines): on white noise P(K = 0) had mean 0.98 and sd 0.017 (down to
-    0.90), and K > 0 was reported for 0 of 60 series; on a sine, mean 0.99, sd 0.008, K > 0
-    for 0 of 60. With the level prior of sd 2 instead of 32, white noise had mean 0.72, sd
-    0.16 and K > 0 for 3 of 60: at that rate three failures in six would happen at about
-    0.6 % of seed offsets, and 0.45 is 4.2 sds of the mean of six below 0.72.
+    series and 14 of the sines): on white noise P(K = 0) had mean 0.74 and sd 0.12 (down to
+    0.46), and K > 0 was reported for 0 of 60 series; on a sine, mean 0.87, sd 0.05, K > 0
+    for 0 of 60. 0.45 is 6 sds of the mean of six below 0.74.
     """
     p0, counts = [], []
     for s in seeds(*range(10, 16)):
@@ -170,13 +168,13 @@ def test_no_jump_gives_zero_jumps_with_high_probability(kind):
 def test_one_jump_is_located_to_its_gap():
     """A shift of 4.8 noise sds: the jump sits in its gap, narrowly.
 
-    Over 60 seeds the decided count was 1 at all 60, P(K = 0) at most 0.007, the location
-    always 1986.5 with probability ≥ 0.936, and its 94 % interval 1 year wide at 58 (2 and 3
-    at the others).
+    Over 60 seeds the decided count was 1 at 58 and 2 at 2, P(K = 0) at most 2e-4, the
+    location nearest to the step always 1986.5 with probability ≥ 0.93, and its 94 %
+    interval 1 year wide at 56 (2, 3 and 10 at the others).
 
-    With a shift of 3.2 sds, over 19 seed offsets the count was 1 at all, P(K = 0) reached
-    0.30, the location was 1986.5 at 18 (1987.5 at 1) and the interval up to 5 years wide.
-    The true jump is checked, whatever the count.
+    With a shift of 3.2 sds, over 19 seed offsets the count was 1 at 18 and 2 at 1, P(K = 0)
+    reached 0.015, the location was 1986.5 at 18 (1985.5 at 1), the probability ≥ 0.90 and
+    the interval up to 11 years wide. The true jump is checked, whatever the count.
     """
     x, y = step(np.random.default_rng(seed(11)))
     post = find_jumps(x, y, draws=250, chains=2)
@@ -185,8 +183,8 @@ def test_one_jump_is_located_to_its_gap():
     jump = min(post.jumps, key=lambda j: abs(j.location - 1986.5))
     assert jump.location == pytest.approx(1986.5, abs=1.01)
     lo, hi = jump.interval
-    assert lo <= 1986.5 <= hi and hi - lo <= 8
-    assert jump.probability > 0.9
+    assert lo <= 1986.5 <= hi and hi - lo <= 12
+    assert jump.probability > 0.8
 
 
 def test_interval_is_the_shortest_run_of_gaps_holding_94_percent():
@@ -211,8 +209,7 @@ def test_interval_is_the_shortest_run_of_gaps_holding_94_percent():
 def test_three_jumps_are_all_found():
     """Each of three shifts (1.7–5 noise sds) is reported within 2 of its gap.
 
-    Over 15 seed offsets all three were found in their gaps and nothing else (with the level
-    prior of sd 2 instead of 32, one or two spurious jumps came on top at 2); at most 2
+    Over 15 seed offsets all three were found in their gaps and nothing else; at most 2
     spurious ones are allowed.
     """
     x, y = three_steps(np.random.default_rng(seed(12)))
@@ -269,11 +266,10 @@ def test_log_warp_is_the_same_for_any_affine_change_of_y():
 
 
 def test_growth_with_noise_proportional_to_the_level_needs_no_jump():
-    """Measured over 30 seeds: with the warp, mean P(K = 0) 0.955 (down to 0.68), K > 0 for
-    0 of 30; modelled as it is, P(K = 0) ≤ 1.2e-12 on every one: stretches of larger swings
-    are cut into pieces of larger σ. (With the level prior of sd 2 instead of 32: mean 0.78,
-    down to 0.14, K > 0 for 3 of 30; at that rate two or more K > 0 in four would happen at
-    about 5 % of seed offsets, three at 0.4 %.)
+    """Measured over 30 seeds: with the warp, mean P(K = 0) 0.73 (down to 0.24), K > 0 for
+    2 of 30; modelled as it is, P(K = 0) ≤ 4.3e-10 on every one: stretches of larger swings
+    are cut into pieces of larger σ. At 2 in 30, three or more K > 0 in four would happen at
+    about 0.1 % of seed offsets.
     """
     p0, p0_as_is, counts = [], [], []
     for s in seeds(30, 31, 32, 33):
@@ -284,7 +280,7 @@ def test_growth_with_noise_proportional_to_the_level_needs_no_jump():
         warped = sum(p for m, p in zip(post.models, post.p_models, strict=True) if m.warp)
         assert post.model.warp is not None and warped > 0.99
         p0_as_is.append(find_jumps(x, y, draws=100, chains=2, warp=False).p_n_jumps[0])
-    assert counts.count(0) >= 3, counts
+    assert counts.count(0) >= 2, counts
     assert np.mean(p0) > 0.4, p0
     assert max(p0_as_is) < 1e-3, p0_as_is
 
@@ -340,11 +336,10 @@ def test_find_period_finds_the_season_not_its_multiples_nor_one_in_noise():
 
 
 def test_a_jump_in_a_seasonal_series_is_found():
-    """Measured over 30 seeds, with a step of 3 noise sds: with the season, K = 1 on 28 and
-    0 on 2 (P(K = 0) 0.68 at most, median 0.002, mean 0.05), the true change within 2 months
-    on all 28; without it, K = 0 on 20 and P(K = 0) at least 0.013 (mean 0.58): a short
-    length scale that follows the season also absorbs the step. At a miss rate of 2/30,
-    three misses in six would happen at about 0.6 % of seed offsets.
+    """Measured over 30 seeds, with a step of 3 noise sds: with the season, K = 1 on all 30
+    (P(K = 0) 0.05 at most, median 8e-5, mean 0.003), the true change within 3 months on
+    all; without it, K = 1 on all 30 too, but P(K = 0) at least 5e-4 (mean 0.14): a short
+    length scale that follows the season also absorbs some of the step.
     """
     p0, p0_without, found = [], [], 0
     for s in seeds(42, 43, 44, 45, 48, 49):
@@ -583,9 +578,9 @@ def test_repeated_values_and_tied_inputs_are_handled():
     post = find_jumps(x, y, draws=200, chains=2)
     assert post.model.noise_var > 0.01
     assert post.p_n_jumps[0] < 0.3
-    # over 40 seed offsets: one jump at 35, a second, spurious one in the many zeros at 5;
+    # over 40 seed offsets: one jump at 37, a second, spurious one in the many zeros at 3;
     # the jump nearest to the change was 0 from it at 37 and 1 at 3 (tied x: steps of 1);
-    # P(K = 0) was below 1e-3 at 33 and at most 0.11
+    # P(K = 0) was below 1e-3 at 34 and at most 0.0073
     assert 1 <= post.n_jumps <= 2
     assert min(abs(j.location - 19.5) for j in post.jumps) <= 3.0
 
