@@ -11,6 +11,7 @@ import json
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from scipy.linalg import expm
@@ -361,6 +362,23 @@ def test_the_seed_sweeps_run(capsys):
     assert sweep(["--only", "end", "--option", "level_sd=32"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("a step near the end, 19 seeds: (count, distance to its gap) [(1, ")
+
+
+def test_the_benchmark_runs_and_refuses_an_unknown_series(tmp_path, capsys):
+    from benchmarks.jumps_real import main as benchmark
+    from benchmarks.jumps_real import real_series
+
+    keep = {"airmiles", "women_murders"}
+    skip = [a for s in real_series() if s.name not in keep for a in ("--skip", s.name)]
+    table = tmp_path / "jumps.csv"
+    args = ["--synthetic", "1", "--seasonal", "1", "--draws", "50", "--chains", "2"]
+    assert benchmark([*args, *skip, "--csv", str(table)]) == 0
+    out = capsys.readouterr().out
+    assert "real      (  2 series)" in out and "synthetic (  1 series)" in out
+    assert set(pd.read_csv(table)["series"]) >= keep
+    with pytest.raises(SystemExit):
+        benchmark(["--skip", "no_such_series"])
+    assert "--skip: no real series named no_such_series" in capsys.readouterr().err
 
 
 def test_seasonal_answer_is_the_same_in_any_units():
