@@ -20,6 +20,11 @@ The series (each a function of a seeded generator, shared with the tests):
 * ``monthly``: 10 years of monthly values from 1990, a seasonal profile of sd 2, unit noise
   and a step of 3 at a random month between the 30th and the 90th.
 * ``counts_with_ties``: Poisson counts of mean 0.3 then 4, two per x at x = 0..39.
+* ``sine_season``: a sine of period 4, 12 or 52 over 96 steps or 8 cycles, for
+  :func:`~pymc_vsk.jumps.seasons.find_period`, with all nodes and with 10 % missing.
+* ``ar1_step``: 120 values of AR(1) noise of unit sd (correlation ρ between neighbours),
+  with or without a step of 2 at 70. Noise that is not white, as in most real series; no
+  setting was chosen on these series.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import numpy as np
 
 from benchmarks.jumps_real import option_value
 from pymc_vsk.jumps import JumpPosterior, find_jumps
+from pymc_vsk.jumps.seasons import find_period
 
 
 def white_or_sine(rng: np.random.Generator, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -87,6 +93,27 @@ def counts_with_ties(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Poisson counts of mean 0.3 then 4 (the change between x = 19 and 20), two per x."""
     y = np.r_[rng.poisson(0.3, 40), rng.poisson(4.0, 40)].astype(float)
     return np.repeat(np.arange(40.0), 2), y
+
+
+def ar1_step(
+    rng: np.random.Generator, rho: float, jump: float, n: int = 120
+) -> tuple[np.ndarray, np.ndarray]:
+    """AR(1) noise of unit sd with lag-one correlation ``rho``, plus ``jump`` from x = 70."""
+    e = np.empty(n)
+    e[0] = rng.normal()
+    for i in range(1, n):
+        e[i] = rho * e[i - 1] + np.sqrt(1 - rho**2) * rng.normal()
+    x = np.arange(float(n))
+    return x, e + jump * (x >= 70)
+
+
+def sine_season(rng: np.random.Generator, period: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A sine of ``period`` steps over 96 steps or 8 cycles, whichever is longer, noise sd
+    0.5, a slight trend; also the indices of 90 % of the nodes (the rest missing)."""
+    t = np.arange(max(96, 8 * period))
+    y = np.sin(2 * np.pi * t / period) + 0.5 * rng.normal(size=t.size) + 0.01 * t
+    kept = np.sort(rng.choice(t.size, size=int(0.9 * t.size), replace=False))
+    return 3.0 + 0.5 * t, y, kept
 
 
 def _nearest(post: JumpPosterior, location: float) -> float:
@@ -171,6 +198,7 @@ def season(options: dict) -> None:
         post = find_jumps(x, y, draws=100, chains=2, **options)
         without = find_jumps(x, y, draws=100, chains=2, season=False, **options)
         found = [abs(int(np.searchsorted(x, j.location)) - c) for j in post.jumps]
+        period = post.model.season.period if post.model.season is not None else None
         rows.append(
             (
                 post.n_jumps,
@@ -178,18 +206,32 @@ def season(options: dict) -> None:
                 post.p_n_jumps[0],
                 without.n_jumps,
                 without.p_n_jumps[0],
-                post.model.season is not None,
+                period,
+                float(np.std(y - post.mean(x)[0])),
             )
         )
-    counts, months, p0, counts_without, p0_without, chosen = zip(*rows, strict=True)
+    counts, months, p0, counts_without, p0_without, periods, left = zip(*rows, strict=True)
+    left_12 = [sd for sd, p in zip(left, periods, strict=True) if p == 12]
     print(
         f"monthly with a step of 3, 30 seeds: counts {dict(Counter(map(int, counts)))}, months "
         f"from the step to the nearest jump {dict(Counter(months))} (-1: none), P(K = 0) max "
-        f"{max(p0):.3g}, median {np.median(p0):.3g}, mean {np.mean(p0):.3g}, the season "
-        f"chosen on {sum(chosen)}; without a season: counts "
+        f"{max(p0):.3g}, median {np.median(p0):.3g}, mean {np.mean(p0):.3g}, the season's "
+        f"period {dict(Counter(periods))}, sd of y less the posterior mean at most "
+        f"{max(left_12, default=np.nan):.2f} where it is 12; without a season: counts "
         f"{dict(Counter(map(int, counts_without)))}, P(K = 0) min {min(p0_without):.3g}, mean "
         f"{np.mean(p0_without):.3g}"
     )
+
+
+def periods(options: dict) -> None:
+    """find_period on sines of period 4, 12 and 52, all nodes and 90 % of them."""
+    del options  # find_period has no priors
+    for period in (4, 12, 52):
+        found = Counter()
+        for s in range(9000, 9040):
+            x, y, kept = sine_season(np.random.default_rng(s), period)
+            found[(find_period(x, y), find_period(x[kept], y[kept]))] += 1
+        print(f"period {period}, 40 seeds: (found, found with 10 % missing) {dict(found)}")
 
 
 def ties(options: dict) -> None:
@@ -206,6 +248,22 @@ def ties(options: dict) -> None:
     )
 
 
+def ar1(options: dict) -> None:
+    for rho in (0.3, 0.6):
+        for jump in (0.0, 2.0):
+            counts, found = [], 0
+            for s in range(8000, 8030):
+                x, y = ar1_step(np.random.default_rng(s), rho, jump)
+                post = find_jumps(x, y, draws=100, chains=2, **options)
+                counts.append(post.n_jumps)
+                found += _nearest(post, 69.5) <= 5
+            print(
+                f"AR(1) noise, correlation {rho}, step {jump:g}, 30 seeds: counts "
+                f"{dict(sorted(Counter(counts).items()))}"
+                + (f", a jump within 5 of the step on {found}" if jump else "")
+            )
+
+
 SWEEPS = {
     "no_jump": no_jump,
     "steps": steps,
@@ -214,6 +272,8 @@ SWEEPS = {
     "warp": warp,
     "season": season,
     "ties": ties,
+    "ar1": ar1,
+    "periods": periods,
 }
 
 
