@@ -38,6 +38,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
+from scipy.signal import lfilter
 
 from benchmarks.jumps_real import option_value
 from pymc_vsk.jumps import JumpPosterior, find_jumps
@@ -99,10 +100,9 @@ def ar1_step(
     rng: np.random.Generator, rho: float, jump: float, n: int = 120
 ) -> tuple[np.ndarray, np.ndarray]:
     """AR(1) noise of unit sd with lag-one correlation ``rho``, plus ``jump`` from x = 70."""
-    e = np.empty(n)
-    e[0] = rng.normal()
-    for i in range(1, n):
-        e[i] = rho * e[i - 1] + np.sqrt(1 - rho**2) * rng.normal()
+    shocks = rng.normal(size=n)
+    shocks[1:] *= np.sqrt(1 - rho**2)  # the first value has the stationary sd already
+    e = lfilter([1.0], [1.0, -rho], shocks)  # e[i] = rho e[i-1] + shocks[i]
     x = np.arange(float(n))
     return x, e + jump * (x >= 70)
 

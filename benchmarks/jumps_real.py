@@ -361,10 +361,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     options = {k: option_value(v) for k, v in (o.split("=", 1) for o in args.option)}
-    unknown = set(args.skip) - {s.name for s in real_series()}
+    real = real_series()
+    unknown = set(args.skip) - {s.name for s in real}
     if unknown:
         parser.error(f"--skip: no real series named {', '.join(sorted(unknown))}")
-    series = [] if args.no_real else [s for s in real_series() if s.name not in args.skip]
+    series = [] if args.no_real else [s for s in real if s.name not in args.skip]
     series += synthetic_series(args.synthetic, args.seed)
     series += seasonal_series(args.seasonal, args.seed + 2)
     if args.large:
