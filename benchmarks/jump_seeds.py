@@ -25,6 +25,8 @@ The series (each a function of a seeded generator, shared with the tests):
 * ``ar1_step``: 120 values of AR(1) noise of unit sd (correlation ρ between neighbours),
   with or without a step of 2 at 70. Noise that is not white, as in most real series; no
   setting was chosen on these series.
+* ``kink``: 80 yearly values 1950–2029, noise sd 1, flat until a random year in the middle
+  half, then rising by ``rise`` noise sds per decade: a change of the trend without a step.
 """
 
 from __future__ import annotations
@@ -105,6 +107,14 @@ def ar1_step(
     e = lfilter([1.0], [1.0, -rho], shocks)  # e[i] = rho e[i-1] + shocks[i]
     x = np.arange(float(n))
     return x, e + jump * (x >= 70)
+
+
+def kink(rng: np.random.Generator, rise: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Yearly values 1950–2029, flat then rising by ``rise`` noise sds per decade from a
+    random year in the middle half; noise sd 1. Returns x, y and the year of the kink."""
+    x = np.arange(1950.0, 2030.0)
+    at = float(rng.integers(1970, 2010))
+    return x, rise * np.maximum(x - at, 0.0) / 10 + rng.normal(size=x.size), at
 
 
 def sine_season(rng: np.random.Generator, period: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -264,6 +274,31 @@ def ar1(options: dict) -> None:
             )
 
 
+def kinks(options: dict) -> None:
+    """A change of slope alone, against a segmented regression (ruptures' linear cost)."""
+    import ruptures as rpt
+
+    for rise in (1.0, 3.0):
+        counts, found, p0, linear = [], 0, [], 0
+        for s in range(9000, 9030):
+            x, y, at = kink(np.random.default_rng(s), rise)
+            post = find_jumps(x, y, draws=100, chains=2, **options)
+            counts.append(post.n_jumps)
+            p0.append(post.p_n_jumps[0])
+            found += _nearest(post, at - 0.5) <= 5
+            # y on (1, x): a change of intercept or slope, penalty 3 log n (unit noise)
+            signal = np.column_stack([y, np.ones_like(x), x - x[0]])
+            cuts = rpt.Pelt(model="linear", min_size=3).fit(signal).predict(pen=3 * np.log(x.size))
+            places = [x[c] for c in cuts if c < x.size]
+            linear += len(places) == 1 and abs(places[0] - at) <= 5
+        print(
+            f"kink, rising {rise:g} noise sds per decade, 30 seeds: counts "
+            f"{dict(sorted(Counter(counts).items()))}, a jump within 5 years of the kink on "
+            f"{found}, P(K = 0) mean {np.mean(p0):.3f}; segmented regression (PELT, linear "
+            f"cost): one change, within 5 years, on {linear}"
+        )
+
+
 SWEEPS = {
     "no_jump": no_jump,
     "steps": steps,
@@ -274,6 +309,7 @@ SWEEPS = {
     "ties": ties,
     "ar1": ar1,
     "periods": periods,
+    "kinks": kinks,
 }
 
 

@@ -39,6 +39,11 @@ Transcribed into ``benchmarks/data`` from R packages (GPL; the values as publish
   Principles and Practice*, 2nd ed., section 2.2.
 * ``boston_marathon``: winning times of the Boston marathon, 1897–2016 (``fpp2::marathon``);
   the course was lengthened to the full marathon distance in 1924.
+* ``beaver_temperature``: body temperature of a female beaver in Wisconsin, every 10 minutes
+  from 9:30 on 3 November (100 readings; ``MASS::beav2``, from Reynolds, 1994); the data's own
+  ``activ`` column marks the beaver's activity outside its retreat from the 39th reading on
+  (Venables and Ripley, *Modern Applied Statistics with S*, fit it as AR(1) noise about a
+  level that shifts there). Minutes since the first reading; the change at minute 380.
 * ``lynx``: Canadian lynx trappings 1821–1934 (``datasets::lynx``): cycles, no documented
   change point.
 
@@ -103,6 +108,7 @@ TRANSCRIBED: list[tuple[str, str, str, list[list[float]]]] = [
     ("coal_disasters", "year", "disasters", [[1891.0], [1890.0]]),
     ("melsyd_economy", "week", "economy", [[112.0, 120.0, 247.0, 260.0]]),
     ("boston_marathon", "year", "minutes", [[1924.0]]),
+    ("beaver_temperature", "minute", "temperature", [[380.0]]),
     ("lynx", "year", "trapped", [[]]),
     ("air_passengers", "month", "passengers", [[]]),
     ("uk_gas", "quarter", "gas", [[]]),
