@@ -40,6 +40,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
+import ruptures as rpt
 from scipy.signal import lfilter
 
 from benchmarks.jumps_real import option_value
@@ -276,8 +277,6 @@ def ar1(options: dict) -> None:
 
 def kinks(options: dict) -> None:
     """A change of slope alone, against a segmented regression (ruptures' linear cost)."""
-    import ruptures as rpt
-
     for rise in (1.0, 3.0):
         counts, found, p0, linear = [], 0, [], 0
         for s in range(9000, 9030):
