@@ -25,6 +25,10 @@ The series (each a function of a seeded generator, shared with the tests):
 * ``ar1_step``: 120 values of AR(1) noise of unit sd (correlation ρ between neighbours),
   with or without a step of 2 at 70. Noise that is not white, as in most real series; no
   setting was chosen on these series.
+* ``recorded``: 100 values recorded to a resolution, with or without one change at a random
+  place in the middle half: yes/no outcomes (probability 0.2, then 0.6), counts (Poisson of
+  mean 1, then 2.5) and whole numbers (normal noise of sd 0.6 rounded, a step of 1.5). Most
+  steps between neighbours are 0, which no setting was chosen on.
 * ``kink``: 80 yearly values 1950–2029, noise sd 1, flat until a random year in the middle
   half, then rising by ``rise`` noise sds per decade: a change of the trend without a step.
 """
@@ -116,6 +120,21 @@ def kink(rng: np.random.Generator, rise: float) -> tuple[np.ndarray, np.ndarray,
     x = np.arange(1950.0, 2030.0)
     at = float(rng.integers(1970, 2010))
     return x, rise * np.maximum(x - at, 0.0) / 10 + rng.normal(size=x.size), at
+
+
+def recorded(
+    rng: np.random.Generator, kind: str, change: bool
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """100 values of a kind recorded to a resolution, with one change at c (or none)."""
+    c = int(rng.integers(25, 75))
+    after = np.arange(100) >= c if change else np.zeros(100, dtype=bool)
+    if kind == "yes/no":
+        y = rng.binomial(1, np.where(after, 0.6, 0.2))
+    elif kind == "counts":
+        y = rng.poisson(np.where(after, 2.5, 1.0))
+    else:
+        y = np.round(1.5 * after + 0.6 * rng.normal(size=100))
+    return np.arange(100.0), y.astype(float), c
 
 
 def sine_season(rng: np.random.Generator, period: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -275,6 +294,26 @@ def ar1(options: dict) -> None:
             )
 
 
+def discrete(options: dict) -> None:
+    """Series recorded to a resolution (yes/no, counts, whole numbers): most steps are 0."""
+    for kind in ("yes/no", "counts", "whole numbers"):
+        counts, found, p0 = {}, 0, {}
+        for change in (False, True):
+            k, p = [], []
+            for s in range(9500, 9530):
+                x, y, at = recorded(np.random.default_rng(s), kind, change)
+                post = find_jumps(x, y, draws=100, chains=2, **options)
+                k.append(post.n_jumps)
+                p.append(post.p_n_jumps[0])
+                found += change and _nearest(post, at - 0.5) <= 5
+            counts[change], p0[change] = dict(sorted(Counter(k).items())), np.mean(p)
+        print(
+            f"{kind}, 30 seeds: no change: counts {counts[False]}, P(K = 0) mean "
+            f"{p0[False]:.3f}; one change: counts {counts[True]}, a jump within 5 of it on "
+            f"{found}, P(K = 0) mean {p0[True]:.3f}"
+        )
+
+
 def kinks(options: dict) -> None:
     """A change of slope alone, against a segmented regression (ruptures' linear cost)."""
     for rise in (1.0, 3.0):
@@ -309,6 +348,7 @@ SWEEPS = {
     "ar1": ar1,
     "periods": periods,
     "kinks": kinks,
+    "discrete": discrete,
 }
 
 

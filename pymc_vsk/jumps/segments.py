@@ -47,6 +47,7 @@ __all__ = [
     "log_configurations",
     "matern52_kernel",
     "matern52_transitions",
+    "noise_variance",
     "partition_evidence",
     "sample_partitions",
     "segment_evidence",
@@ -382,6 +383,48 @@ def sample_partitions(
     return _backward(np.ascontiguousarray(P), np.ascontiguousarray(E), counts, int(min_size), u)
 
 
+def noise_variance(y: np.ndarray) -> float:
+    r"""Noise variance of a series from its first differences, robust to jumps and to rounding.
+
+    For independent noise of variance σ², ``(y[i+1] - y[i])² / (2σ²)`` is χ²₁, whose median
+    is 0.4549; the median ignores the few large differences at the jumps. Data recorded to a
+    resolution h (counts, ratings, rounded values; h the smallest step between distinct
+    values) have many differences that are exactly 0, which would make that median 0: each
+    difference is therefore spread over the error of rounding its two ends (a triangular
+    distribution on (−h, h)), the median is taken over that mixture, and the rounding's own
+    variance h²/12 (Sheppard's correction) is removed. For continuous data h is negligible and
+    the estimate is the plain median. It is at least a tenth of the mean square difference
+    over 2 (a series of a few values repeated many times).
+
+    Parameters
+    ----------
+    y : array, shape (n,)
+        Observations in input order.
+
+    Returns
+    -------
+    float
+        The estimate of σ² (0 for a constant series).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.poisson(0.3, 2000).astype(float)  # variance 0.3: most steps are 0
+    >>> float(np.median(np.diff(y) ** 2)), round(noise_variance(y), 2)
+    (0.0, 0.26)
+    """
+    y = np.asarray(y, dtype=float)
+    d = np.diff(y)
+    values = np.unique(y)
+    h = float(np.min(np.diff(values))) if len(values) > 1 else 0.0
+    p = (np.arange(16) + 0.5) / 16  # quantiles of the triangular distribution on (-h, h)
+    w = h * np.where(p < 0.5, np.sqrt(2 * p) - 1, 1 - np.sqrt(2 * (1 - p)))
+    spread = ((d[:, None] + w[None, :]) ** 2).ravel()
+    median = float(np.median(spread)) / (2 * 0.4549) - h * h / 12
+    return max(median, 0.1 * float(np.mean(d * d)) / 2)
+
+
 class SegmentModel:
     """Priors of the segment model and its grid of shapes, scaled to the data.
 
@@ -436,8 +479,9 @@ class SegmentModel:
     Notes
     -----
     x is scaled to [0, 1] and y (or its warp) to zero mean and unit sd before anything is
-    computed, and the noise scale is estimated from the median squared first difference (at
-    least a tenth of their mean square), so the answer is the same in any units.
+    computed, and the noise scale is estimated from the median squared first difference,
+    allowing for data recorded to a resolution (:func:`noise_variance`), so the answer is the
+    same in any units.
     """
 
     def __init__(
@@ -480,11 +524,7 @@ class SegmentModel:
         self.y_center, self.y_scale = float(y.mean()), float(sd if sd > 0 else 1.0)
         self.log_jacobian -= n * np.log(self.y_scale)
         self.y = (y - self.y_center) / self.y_scale
-        # noise variance from first differences, robust to jumps (median of chi²₁ is 0.4549);
-        # at least a tenth of their mean square, for series with many repeated values
-        d2 = np.diff(self.y) ** 2
-        v0 = max(float(np.median(d2)) / (2 * 0.4549), 0.1 * float(np.mean(d2)) / 2)
-        self.noise_var = max(v0, 1e-6)
+        self.noise_var = max(noise_variance(self.y), 1e-6)
         self.a0 = float(a0)
         self.b0 = self.a0 * self.noise_var
         self.level_var = level_sd**2 / self.noise_var
