@@ -43,7 +43,8 @@ class Jump:
     ----------
     location : float
         Posterior median location, in x units (a jump between nodes ``x[c-1]`` and ``x[c]``
-        sits at the middle of the gap).
+        sits at the middle of the gap), over the draws that hold this jump (each draw's
+        jump nearest to it; see ``find_jumps``).
     interval : tuple of float
         Shortest run of consecutive gaps holding ``PROB`` of the location's mass.
     probability : float
@@ -319,7 +320,7 @@ def find_jumps(
     mids = 0.5 * (x[:-1] + x[1:])  # cut c (first node of a segment) -> gap c - 1
     locs = mids[cuts_cond - 1] if k_hat else np.empty((total, 0))
     all_locs = np.where(cuts_all > 0, mids[np.maximum(cuts_all, 1) - 1], np.nan)
-    jumps = [_describe(locs[:, k], all_locs, x, mids) for k in range(k_hat)]
+    jumps = [_describe(own, all_locs, x, mids) for own in _per_jump(locs)]
     span = x[-1] - x[0]
     ell = np.array([m.grid[g][0] for m, g in (entries[i] for i in g_all)]) * span
     ratio = np.array([m.grid[g][1] for m, g in (entries[i] for i in g_all)])
@@ -437,6 +438,44 @@ def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.
     if x[0] == x[-1]:
         raise ValueError(f"x holds a single distinct value ({x[0]:g}); the inputs must vary.")
     return x, y
+
+
+def _per_jump(locs: np.ndarray) -> list[np.ndarray]:
+    """The draws of each jump's location, from draws of k locations in increasing order.
+
+    The k-th smallest location of a draw is not always the same jump: a draw without one of
+    the jumps, and with another one elsewhere, shifts the labels of every jump after it, and
+    the k-th locations then mix neighbouring jumps. A jump's draws are instead, in each draw,
+    the location nearest to the median of the k-th locations among those nearer to it than
+    to the neighbouring jumps' medians; a draw with none there lacks this jump and is left
+    out (the usual relabelling of mixture draws by the nearest reference).
+
+    Parameters
+    ----------
+    locs : array, shape (draws, k)
+        Each row sorted.
+
+    Returns
+    -------
+    list of k arrays
+
+    Examples
+    --------
+    >>> locs = np.array([[10.0, 20.0, 30.0], [10.0, 20.0, 30.0], [20.0, 30.0, 70.0]])
+    >>> [own.tolist() for own in _per_jump(locs)]  # the third draw lacks the jump at 10
+    [[10.0, 10.0], [20.0, 20.0, 20.0], [30.0, 30.0, 30.0]]
+    """
+    median = np.median(locs, axis=0)
+    edges = np.r_[-np.inf, 0.5 * (median[1:] + median[:-1]), np.inf]
+    rows = np.arange(len(locs))
+    out = []
+    for k in range(locs.shape[1]):
+        inside = (locs > edges[k]) & (locs <= edges[k + 1])
+        distance = np.where(inside, np.abs(locs - median[k]), np.inf)
+        nearest = np.argmin(distance, axis=1)
+        kept = np.isfinite(distance[rows, nearest])
+        out.append(locs[rows, nearest][kept] if kept.any() else locs[:, k])
+    return out
 
 
 def _describe(locs: np.ndarray, all_locs: np.ndarray, x: np.ndarray, mids: np.ndarray) -> Jump:
