@@ -39,7 +39,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from pymc_vsk.jumps.seasons import Season
-from pymc_vsk.jumps.warps import log_warp
+from pymc_vsk.jumps.warps import log_warp, resolution
 from pymc_vsk.progress import detail
 
 __all__ = [
@@ -416,8 +416,7 @@ def noise_variance(y: np.ndarray) -> float:
     """
     y = np.asarray(y, dtype=float)
     d = np.diff(y)
-    values = np.unique(y)
-    h = float(np.min(np.diff(values))) if len(values) > 1 else 0.0
+    h = resolution(y)
     p = (np.arange(16) + 0.5) / 16  # quantiles of the triangular distribution on (-h, h)
     w = h * np.where(p < 0.5, np.sqrt(2 * p) - 1, 1 - np.sqrt(2 * (1 - p)))
     spread = ((d[:, None] + w[None, :]) ** 2).ravel()

@@ -15,11 +15,30 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["WARP_OFFSETS", "choose_warp", "describe_warp", "log_unwarp", "log_warp"]
+__all__ = [
+    "WARP_OFFSETS",
+    "choose_warp",
+    "describe_warp",
+    "log_unwarp",
+    "log_warp",
+    "resolution",
+]
 
 
 #: Offsets λ of the log warps, in units of the range of y (see :func:`log_warp`).
 WARP_OFFSETS = (0.01, 0.03, 0.1, 0.3, 1.0)
+
+
+def resolution(y: np.ndarray) -> float:
+    """The smallest step between distinct values of y (1 for counts), 0 for a constant y.
+
+    Examples
+    --------
+    >>> resolution(np.array([3.0, 1.0, 3.0, 2.0, 1.0]))
+    1.0
+    """
+    values = np.unique(np.asarray(y, dtype=float))
+    return float(np.min(np.diff(values))) if len(values) > 1 else 0.0
 
 
 def _bounds(y: np.ndarray) -> tuple[float, float, float]:
@@ -91,10 +110,10 @@ def choose_warp(y: np.ndarray) -> tuple[int, float] | None:
 
     # an offset below the data's resolution (the smallest step between distinct values, as
     # for counts) would reward stretching the few lowest values apart
-    resolution = float(np.min(np.diff(np.unique(y)))) / span
+    smallest = resolution(y) / span
     best, best_score = None, score(y / span, -len(y) * np.log(span))
     for sign in (1, -1):
-        for offset in (c for c in WARP_OFFSETS if c >= resolution):
+        for offset in (c for c in WARP_OFFSETS if c >= smallest):
             value = score(*log_warp(y, sign, offset))
             if value > best_score:
                 best, best_score = (sign, offset), value
