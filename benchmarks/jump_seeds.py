@@ -146,6 +146,19 @@ def sine_season(rng: np.random.Generator, period: int) -> tuple[np.ndarray, np.n
     return 3.0 + 0.5 * t, y, kept
 
 
+def wild_values(
+    rng: np.random.Generator, size: float, jump: float, count: int = 2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """120 values of unit noise, a step of ``jump`` at x = 60 (0: none), and ``count`` wild
+    values ``size`` noise sds above or below the rest, apart from the step and the ends; also
+    their x."""
+    x = np.arange(120.0)
+    y = rng.normal(size=120) + jump * (x >= 60)
+    places = np.sort(rng.choice(np.r_[5:50, 70:115], size=count, replace=False))
+    y[places] += size * rng.choice([-1.0, 1.0], size=count)
+    return x, y, x[places]
+
+
 def _nearest(post: JumpPosterior, location: float) -> float:
     """Distance from ``location`` to the nearest reported jump (inf without any)."""
     return min((abs(j.location - location) for j in post.jumps), default=np.inf)
@@ -337,6 +350,25 @@ def kinks(options: dict) -> None:
         )
 
 
+def wild(options: dict) -> None:
+    """Wild values (gross errors) in white noise, with a step or none."""
+    for size in (8.0, 15.0, 30.0):
+        for jump in (0.0, 3.0):
+            counts, found, flagged = [], 0, 0
+            for s in range(9600, 9630):
+                x, y, places = wild_values(np.random.default_rng(s), size, jump)
+                post = find_jumps(x, y, draws=100, chains=2, **options)
+                counts.append(post.n_jumps)
+                found += jump > 0 and _nearest(post, 59.5) <= 2
+                flagged += np.isin(places, post.outliers).sum()
+            print(
+                f"two wild values of {size:g} sds, {'a step of 3' if jump else 'no step'}, "
+                f"30 seeds: counts {dict(sorted(Counter(counts).items()))}"
+                + (f", the step found within 2 on {found}" if jump else "")
+                + f", {flagged} of 60 wild values left out"
+            )
+
+
 SWEEPS = {
     "no_jump": no_jump,
     "steps": steps,
@@ -349,6 +381,7 @@ SWEEPS = {
     "periods": periods,
     "kinks": kinks,
     "discrete": discrete,
+    "wild": wild,
 }
 
 

@@ -28,6 +28,7 @@ from benchmarks.jump_seeds import (
     step,
     three_steps,
     white_or_sine,
+    wild_values,
 )
 from pymc_vsk.cli import main
 from pymc_vsk.jumps import find_jumps
@@ -36,6 +37,7 @@ from pymc_vsk.jumps.detection import _best_f1_count, _describe
 from pymc_vsk.jumps.seasons import Season, find_period
 from pymc_vsk.jumps.segments import (
     SegmentModel,
+    gross_errors,
     log_configurations,
     matern52_kernel,
     matern52_transitions,
@@ -104,6 +106,38 @@ def test_segment_evidence_with_a_trend_is_the_multivariate_t_density():
         ref = stats.multivariate_t(loc=np.zeros(j - i), shape=shape, df=2 * PRIORS["a0"])
         assert P[i, j] == pytest.approx(ref.logpdf(ys), rel=1e-10, abs=1e-10)
     assert not np.allclose(P[0, n], flat[0, n])  # the slope changes the evidence
+
+
+def test_segment_evidence_with_gross_errors_is_the_mixture():
+    """ε > 0: clean data gain (1 - ε) per observation; a wild value is ε p_out, left out."""
+    rng = np.random.default_rng(seed(5))
+    x = np.sort(rng.uniform(0, 1, 14))
+    y = 0.5 * np.sin(6 * x) + 0.3 * rng.normal(size=x.size)
+    ell, r, eps, log_out = 0.3, 1.2, 1e-5, -np.log(12.0)
+    gross = dict(outlier_prob=eps, outlier_log_density=log_out)
+    plain = segment_evidence(x, y, lengthscale=ell, ratio=r, **PRIORS)
+    mixed = segment_evidence(x, y, lengthscale=ell, ratio=r, **PRIORS, **gross)
+    n = x.size
+    sizes = np.arange(n + 1)[None, :] - np.arange(n)[:, None]
+    ok = np.isfinite(plain)
+    # no observation is wild: each adds log(1 - ε) and an ε-sized share of the mixture
+    np.testing.assert_allclose(mixed[ok], (plain + sizes * np.log1p(-eps))[ok], atol=1e-4)
+    assert not np.any(gross_errors(x, y, [0, n], lengthscale=ell, ratio=r, **PRIORS, **gross))
+    wild = y.copy()
+    wild[8] += 40.0
+    P = segment_evidence(x, wild, lengthscale=ell, ratio=r, **PRIORS, **gross)
+    flags = gross_errors(x, wild, [0, 5, n], lengthscale=ell, ratio=r, **PRIORS, **gross)
+    assert np.flatnonzero(flags).tolist() == [8]
+    for i, j in [(0, n), (5, n), (2, 10)]:
+        keep = np.r_[i:8, 9:j]
+        xs, ys = x[keep], y[keep]
+        R = PRIORS["level_var"] + r**2 * matern52_kernel(xs, xs, ell) + np.eye(keep.size)
+        shape = PRIORS["b0"] / PRIORS["a0"] * R
+        ref = stats.multivariate_t(loc=np.zeros(keep.size), shape=shape, df=2 * PRIORS["a0"])
+        expected = ref.logpdf(ys) + np.log(eps) + log_out + keep.size * np.log1p(-eps)
+        assert P[i, j] == pytest.approx(expected, abs=1e-4)
+    with pytest.raises(ValueError, match="outlier_prob"):
+        segment_evidence(x, y, lengthscale=ell, ratio=r, **PRIORS, outlier_prob=1.0)
 
 
 def partitions(n: int, k: int, m: int):
@@ -247,6 +281,27 @@ def test_a_jump_near_the_end_is_found():
     post = find_jumps(x, y, draws=250, chains=2)
     assert post.n_jumps >= 1  # one jump, in its gap or the next, at 19 of 19 seed offsets
     assert min(abs(j.location - 54.5) for j in post.jumps) <= 1.0
+
+
+@pytest.mark.parametrize("size", [15.0, 30.0])
+def test_wild_values_are_left_out_not_cut_off_by_jumps(size):
+    """Two wild values: no jump without a step, the step alone with one, in any units."""
+    for s in seeds(*range(60, 64)):
+        for jump in (0.0, 3.0):
+            x, y, places = wild_values(np.random.default_rng(s), size, jump)
+            post = find_jumps(1900 + 0.5 * x, 7.0 - 40.0 * y, draws=100, chains=2)
+            assert post.n_jumps == (1 if jump else 0), (s, jump, post.summary())
+            if jump:
+                assert abs(post.jumps[0].location - (1900 + 0.5 * 59.5)) <= 1.0
+            # only wild values are left out (all of them at 30 sds; most at 15 sds: 58 of 60
+            # over the sweep's seeds)
+            assert np.all(np.isin(post.outliers, 1900 + 0.5 * places))
+            assert len(post.outliers) >= (2 if size >= 30 else 1)
+            assert "left out as gross errors" in post.summary()
+            mean, _ = post.mean(1900 + 0.5 * places)  # the fit passes by, not through them
+            assert np.all(np.abs(mean - (7.0 - 40.0 * jump * (places >= 60))) < 80.0)
+    x, y, _ = wild_values(np.random.default_rng(seed(60)), size, 0.0)
+    assert len(find_jumps(x, y, draws=100, chains=2, outlier_prob=0.0).outliers) == 0
 
 
 def test_correlated_noise_gets_no_jump_and_its_step_is_found():

@@ -646,6 +646,9 @@ def plot_jump_posterior(
     top.fill_between(grid, mean - 2 * std, mean + 2 * std, color="C0", alpha=0.25, label="±2 std")
     top.plot(grid, mean, color="C0", label="posterior mean (median jump locations)")
     top.plot(post.x, post.y, "o", color="k", ms=3, label="data")
+    wild = np.isin(post.x, post.outliers)
+    if np.any(wild):
+        top.plot(post.x[wild], post.y[wild], "x", color="C3", ms=7, label="left out: gross errors")
     spacing = np.diff(post.x)
     width = 0.8 * float(np.median(spacing[spacing > 0]))
     for k, jump in enumerate(post.jumps):

@@ -154,8 +154,27 @@ class JumpPosterior:
                 f"jump {k}: at {jump.location:.6g}, {PROB:.0%} interval [{lo:.6g}, {hi:.6g}], "
                 f"P(a jump there) = {jump.probability:.3f}"
             )
+        wild = self.outliers
+        if len(wild):
+            lines.append(
+                "left out as gross errors (wild values, not jumps): x = "
+                + ", ".join(f"{v:.6g}" for v in wild)
+            )
         lines += ["", "diagnostics of the draws:", str(self.diagnostics)]
         return "\n".join(lines)
+
+    @property
+    def outliers(self) -> np.ndarray:
+        """The observations (their x) that the answer treats as gross errors, not as data.
+
+        An observation far outside what the earlier observations of its segment predict (see
+        ``outlier_prob`` of :class:`~pymc_vsk.jumps.segments.SegmentModel`), for the decided
+        jumps at their median locations and the most probable shape on the grid.
+        """
+        model, ell, r = _point_shape(self)
+        cuts = np.searchsorted(self.x, [j.location for j in self.jumps])
+        edges = [0, *(int(c) for c in cuts), len(self.x)]
+        return self.x[model.gross_errors(edges, ell, r)]
 
     def mean(self, xnew: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and std of the smooth-plus-level signal at ``xnew``.
@@ -234,7 +253,9 @@ def find_jumps(
         a short length scale that would also absorb a shift. False fits no season.
     **options
         Priors and grid of :class:`~pymc_vsk.jumps.segments.SegmentModel` (``level_sd``,
-        ``slope_sd``, ``a0``, ``n_lengthscales``, ``min_lengthscale``, ``ratios``).
+        ``slope_sd``, ``a0``, ``n_lengthscales``, ``min_lengthscale``, ``ratios``,
+        ``outlier_prob``: a wild value far outside what its segment predicts is a gross
+        error, left out and listed by :attr:`JumpPosterior.outliers`, not two jumps).
 
     Returns
     -------
@@ -530,11 +551,18 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
     return diagnose(idata, names)
 
 
-def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _point_shape(post: JumpPosterior) -> tuple[SegmentModel, float, float]:
+    """The model and the shape (ℓ, r) of the grid with the largest posterior mass."""
     model, g = _shapes(post.models or [post.model])[
         int(np.argmax(logsumexp(post.log_evidence, axis=1)))
     ]
     ell, r, _ = model.grid[g]
+    return model, ell, r
+
+
+def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    model, ell, r = _point_shape(post)
+    wild = np.isin(post.x, post.outliers)
     span = post.x[-1] - post.x[0]
     xs = model.x  # the inputs scaled to [0, 1], as the model sees them
     xn = (xnew - post.x[0]) / span
@@ -542,7 +570,7 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
     mean = np.empty_like(xn)
     std = np.empty_like(xn)
     for lo, hi in itertools.pairwise(edges):
-        seg = (xs > lo) & (xs <= hi)
+        seg = (xs > lo) & (xs <= hi) & ~wild
         new = (xn > lo) & (xn <= hi)
         if not np.any(new) or not np.any(seg):
             continue

@@ -32,7 +32,7 @@ only measure how many were taken.
 
 from __future__ import annotations
 
-import math
+import itertools
 
 import numba
 import numpy as np
@@ -44,6 +44,7 @@ from pymc_vsk.progress import detail
 
 __all__ = [
     "SegmentModel",
+    "gross_errors",
     "log_configurations",
     "matern52_kernel",
     "matern52_transitions",
@@ -118,13 +119,34 @@ def _product(A, B, out, transpose_b):  # pragma: no cover
 
 @numba.njit(cache=True)
 def _filter_from(
-    start, y, dx, A, Q, Pinf, ratio, level_var, slope_var, a0, b0, min_size, out
+    start,
+    y,
+    dx,
+    A,
+    Q,
+    Pinf,
+    ratio,
+    level_var,
+    slope_var,
+    a0,
+    b0,
+    min_size,
+    gross,
+    tgain,
+    out,
+    gated,
 ):  # pragma: no cover
-    """Log t-evidence of y[start:j] for every j > start (written to out[j]); Kalman filter.
+    """Log evidence of y[start:j] for every j > start (written to out[j]); Kalman filter.
 
     The state is (level, slope, f, f', f''): the level moves by slope·Δx and the slope stays
     (a straight line, prior variances level_var and slope_var at the segment's first node);
-    f follows the Matérn SDE.
+    f follows the Matérn SDE. σ² is integrated out one observation at a time: each
+    predictive is a Student t with 2a degrees of freedom (a = a₀ + inliers/2). With
+    ``gross = (log(1 - ε), log ε + log p_out)``, each observation is a gross error with
+    probability ε: its evidence is the mixture of both, and an observation more likely a gross
+    error than not leaves the state as it was (treated as missing). ``tgain[k]`` is
+    ``lgamma(a₀ + (k + 1)/2) - lgamma(a₀ + k/2)``. When ``gated`` has room, ``gated[j]`` is set
+    to 1 for each observation left out that way.
     """
     n = y.shape[0]
     m = np.zeros(5)
@@ -135,10 +157,11 @@ def _filter_from(
     P[0, 0] = level_var
     P[1, 1] = slope_var
     P[2:, 2:] = Pinf
-    ld = 0.0
-    q = 0.0
-    half_log_2pi = 0.5 * np.log(2.0 * np.pi)
-    const = a0 * np.log(b0) - math.lgamma(a0)
+    log_inlier, log_gross = gross[0], gross[1]
+    lev = 0.0
+    b = b0
+    inliers = 0
+    log_2pi = np.log(2.0 * np.pi)
     S[0, 0] = 1.0
     S[1, 1] = 1.0
     for j in range(start, n):
@@ -157,35 +180,58 @@ def _filter_from(
             P[2:, 2:] += Q[j - 1]
         s = P[0, 0] + 2.0 * ratio * P[0, 2] + ratio * ratio * P[2, 2] + 1.0
         v = y[j] - m[0] - ratio * m[2]
-        ld += np.log(s)
-        q += v * v / s
-        for u in range(5):
-            g[u] = (P[u, 0] + ratio * P[u, 2]) / s
-        for u in range(5):
-            m[u] += g[u] * v
-        for u in range(5):
-            for w in range(5):
-                P[u, w] -= s * g[u] * g[w]
-        size = j - start + 1
-        if size >= min_size:
-            a_n = a0 + 0.5 * size
-            out[j + 1] = (
-                const
-                - size * half_log_2pi
-                - 0.5 * ld
-                - a_n * np.log(b0 + 0.5 * q)
-                + math.lgamma(a_n)
-            )
+        a = a0 + 0.5 * inliers
+        lt = (
+            log_inlier
+            + tgain[inliers]
+            - 0.5 * (log_2pi + np.log(s * b))
+            - (a + 0.5) * np.log1p(0.5 * v * v / (s * b))
+        )
+        if lt >= log_gross:
+            lev += lt + np.log1p(np.exp(log_gross - lt))
+            b += 0.5 * v * v / s
+            inliers += 1
+            for u in range(5):
+                g[u] = (P[u, 0] + ratio * P[u, 2]) / s
+            for u in range(5):
+                m[u] += g[u] * v
+            for u in range(5):
+                for w in range(5):
+                    P[u, w] -= s * g[u] * g[w]
+        else:
+            lev += log_gross + np.log1p(np.exp(lt - log_gross))
+            if gated.shape[0] > j:
+                gated[j] = 1
+        if j - start + 1 >= min_size:
+            out[j + 1] = lev
 
 
 @numba.njit(cache=True, parallel=True)
 def _evidence_matrix(
-    y, dx, A, Q, Pinf, ratio, level_var, slope_var, a0, b0, min_size
+    y, dx, A, Q, Pinf, ratio, level_var, slope_var, a0, b0, min_size, gross, tgain
 ):  # pragma: no cover
     n = y.shape[0]
     out = np.full((n, n + 1), -np.inf)
+    none = np.zeros(0, dtype=np.int8)
     for i in numba.prange(n):
-        _filter_from(i, y, dx, A, Q, Pinf, ratio, level_var, slope_var, a0, b0, min_size, out[i])
+        _filter_from(
+            i,
+            y,
+            dx,
+            A,
+            Q,
+            Pinf,
+            ratio,
+            level_var,
+            slope_var,
+            a0,
+            b0,
+            min_size,
+            gross,
+            tgain,
+            out[i],
+            none,
+        )
     return out
 
 
@@ -200,6 +246,8 @@ def segment_evidence(
     b0: float,
     min_size: int,
     slope_var: float = 0.0,
+    outlier_prob: float = 0.0,
+    outlier_log_density: float = 0.0,
 ) -> np.ndarray:
     r"""Log evidence of every run of consecutive nodes as one segment.
 
@@ -209,6 +257,15 @@ def segment_evidence(
     ``Γ(a₀ + m/2) b₀^{a₀} / (Γ(a₀) (2π)^{m/2} |R|^{1/2} (b₀ + yᵀR⁻¹y/2)^{a₀+m/2})``
     with ``R = κ² 11ᵀ + κ_d² (x - x_i)(x - x_i)ᵀ + r² K_ℓ + I``; ``-inf`` where
     ``j - i < min_size``.
+
+    With ``outlier_prob`` ε > 0, each observation is instead a gross error with probability
+    ε, drawn from the density ``exp(outlier_log_density)`` whatever the segment: its
+    evidence is ``(1 - ε) t + ε p_out``, with ``t`` its Student t predictive given the
+    segment's earlier observations, and one more likely a gross error than not is left out of
+    the segment's later predictions (assumed-density filtering with a hard decision). A single
+    wild value then costs ``log ε + log p_out`` instead of two jumps around it, while a shift
+    that lasts is still cheaper as a new segment after one or two observations. ε = 0 is the
+    closed form above exactly.
 
     Parameters
     ----------
@@ -224,15 +281,60 @@ def segment_evidence(
         Fewest nodes in a segment.
     slope_var : float, default 0.0
         κ_d², the prior variance of a segment's slope in units of σ² (0: no trend).
+    outlier_prob : float, default 0.0
+        ε, the prior probability that an observation is a gross error.
+    outlier_log_density : float, default 0.0
+        Log density of a gross error, in the units of ``y``.
 
     Returns
     -------
     array, shape (n, n + 1)
     """
+    return _evidence_matrix(
+        *_filter_arguments(
+            x,
+            y,
+            lengthscale,
+            ratio,
+            level_var,
+            a0,
+            b0,
+            min_size,
+            slope_var,
+            outlier_prob,
+            outlier_log_density,
+        )
+    )
+
+
+def _filter_arguments(
+    x,
+    y,
+    lengthscale,
+    ratio,
+    level_var,
+    a0,
+    b0,
+    min_size,
+    slope_var,
+    outlier_prob,
+    outlier_log_density,
+) -> tuple:
+    """The arguments of :func:`_filter_from` after ``start`` (and before ``out``)."""
     x = np.asarray(x, dtype=float)
     dx = np.diff(x)
     A, Q = matern52_transitions(dx, lengthscale)
-    return _evidence_matrix(
+    if not 0.0 <= outlier_prob < 1.0:
+        raise ValueError(f"outlier_prob must lie in [0, 1); got {outlier_prob}.")
+    gross = np.array(
+        [
+            np.log1p(-outlier_prob),
+            np.log(outlier_prob) + outlier_log_density if outlier_prob > 0 else -np.inf,
+        ]
+    )
+    half = 0.5 * np.arange(len(x) + 1)
+    tgain = gammaln(a0 + half + 0.5) - gammaln(a0 + half)
+    return (
         np.asarray(y, dtype=float),
         np.ascontiguousarray(dx),
         np.ascontiguousarray(A),
@@ -244,7 +346,83 @@ def segment_evidence(
         float(a0),
         float(b0),
         int(min_size),
+        gross,
+        tgain,
     )
+
+
+def gross_errors(
+    x: np.ndarray,
+    y: np.ndarray,
+    edges: list[int],
+    *,
+    lengthscale: float,
+    ratio: float,
+    level_var: float,
+    a0: float,
+    b0: float,
+    min_size: int,
+    slope_var: float = 0.0,
+    outlier_prob: float = 0.0,
+    outlier_log_density: float = 0.0,
+) -> np.ndarray:
+    """The observations that the filters of :func:`segment_evidence` leave out as gross errors.
+
+    Parameters
+    ----------
+    x, y : array, shape (n,)
+        Sorted inputs and observations (already scaled).
+    edges : list of int
+        The first node of each segment and ``n``: ``[0, c₁, ..., n]``.
+    lengthscale, ratio, level_var, a0, b0, min_size : float or int
+        As in :func:`segment_evidence`.
+    slope_var, outlier_prob, outlier_log_density : float, optional
+        As in :func:`segment_evidence`.
+
+    Returns
+    -------
+    array of bool, shape (n,)
+        True where an observation is more likely a gross error than not, given the earlier
+        observations of its segment.
+
+    Examples
+    --------
+    >>> x = np.linspace(0.0, 1.0, 30)
+    >>> y = 0.1 * np.sin(7 * x)
+    >>> y[12] += 5.0
+    >>> flags = gross_errors(x, y, [0, 30], lengthscale=0.3, ratio=1.0, level_var=9.0,
+    ...                      a0=12.0, b0=0.12, min_size=3, outlier_prob=1e-4,
+    ...                      outlier_log_density=-np.log(15.0))
+    >>> np.flatnonzero(flags).tolist()
+    [12]
+    """
+    args = _filter_arguments(
+        x,
+        y,
+        lengthscale,
+        ratio,
+        level_var,
+        a0,
+        b0,
+        min_size,
+        slope_var,
+        outlier_prob,
+        outlier_log_density,
+    )
+    ys, dx, A, Q = args[:4]
+    flags = np.zeros(len(ys), dtype=np.int8)
+    for a, b in itertools.pairwise(edges):
+        _filter_from(
+            a,
+            ys[:b],
+            dx[: b - 1],
+            A[: b - 1],
+            Q[: b - 1],
+            *args[4:],
+            np.full(b + 1, -np.inf),
+            flags[:b],
+        )
+    return flags.astype(bool)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -474,6 +652,13 @@ class SegmentModel:
         Subtract the seasonal profile of this period, in observations
         (:class:`~pymc_vsk.jumps.seasons.Season`, computed after the warp); its penalty is
         ``log_penalty``, charged to the evidence. x must then be regular.
+    outlier_prob : float, default 1e-4
+        Prior probability that an observation is a gross error (a wild value, uniform over
+        the data's range widened by that range on each side), not a sample of its segment
+        (:func:`segment_evidence`). A single wild value, or two in a row, then costs
+        ``log ε`` and is left out of its segment, instead of being cut off by two jumps.
+        At 1e-4 an observation is left out only when it lies about 5 predictive sds or more
+        from what its segment predicts; 0 turns this off.
 
     Notes
     -----
@@ -498,6 +683,7 @@ class SegmentModel:
         min_lengthscale: float = 1.0,
         warp: tuple[int, float] | None = None,
         period: int | None = None,
+        outlier_prob: float = 1e-4,
     ) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
@@ -528,6 +714,9 @@ class SegmentModel:
         self.b0 = self.a0 * self.noise_var
         self.level_var = level_sd**2 / self.noise_var
         self.slope_var = slope_sd**2 / self.noise_var
+        self.outlier_prob = float(outlier_prob)
+        # a gross error is uniform over the data's range widened by that range on each side
+        self.outlier_log_density = -float(np.log(3.0 * max(np.ptp(self.y), 1e-12)))
         spacing = np.diff(self.x)
         h = float(np.median(spacing[spacing > 0])) if np.any(spacing > 0) else 1.0 / n
         ells = np.geomspace(min_lengthscale * h, 2.0, n_lengthscales)
@@ -537,25 +726,45 @@ class SegmentModel:
                 grid += [(ell, r, np.log(1.0 / len(ratios) / len(ells))) for ell in ells]
         self.grid = grid
 
+    def _priors(self, lengthscale: float, ratio: float) -> dict:
+        return {
+            "lengthscale": lengthscale,
+            "ratio": ratio,
+            "level_var": self.level_var,
+            "slope_var": self.slope_var,
+            "a0": self.a0,
+            "b0": self.b0,
+            "min_size": self.min_size,
+            "outlier_prob": self.outlier_prob,
+            "outlier_log_density": self.outlier_log_density,
+        }
+
     def evidence(self, lengthscale: float, ratio: float) -> np.ndarray:
         """Segment log evidence ``P`` at one grid point (:func:`segment_evidence`).
 
         A segment starts only where x increases: a jump lies between two distinct inputs,
         never between repeated observations at one x.
         """
-        P = segment_evidence(
-            self.x,
-            self.y,
-            lengthscale=lengthscale,
-            ratio=ratio,
-            level_var=self.level_var,
-            slope_var=self.slope_var,
-            a0=self.a0,
-            b0=self.b0,
-            min_size=self.min_size,
-        )
+        P = segment_evidence(self.x, self.y, **self._priors(lengthscale, ratio))
         P[1:][np.diff(self.x) == 0] = -np.inf
         return P
+
+    def gross_errors(self, edges: list[int], lengthscale: float, ratio: float) -> np.ndarray:
+        """The observations left out as gross errors by a partition at one grid point.
+
+        Parameters
+        ----------
+        edges : list of int
+            ``[0, c₁, ..., n]``, the first node of each segment and n.
+        lengthscale, ratio : float
+            A shape of the grid (ℓ in the scaled x).
+
+        Returns
+        -------
+        array of bool, shape (n,)
+            :func:`gross_errors`.
+        """
+        return gross_errors(self.x, self.y, edges, **self._priors(lengthscale, ratio))
 
     def log_prior_counts(self) -> np.ndarray:
         """log P(K = k) + log P(partition | K = k) for k = 0..max_jumps (uniform K).
