@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -163,7 +164,7 @@ class JumpPosterior:
         lines += ["", "diagnostics of the draws:", str(self.diagnostics)]
         return "\n".join(lines)
 
-    @property
+    @cached_property
     def outliers(self) -> np.ndarray:
         """The observations (their x) that the answer treats as gross errors, not as data.
 

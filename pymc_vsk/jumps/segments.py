@@ -118,36 +118,21 @@ def _product(A, B, out, transpose_b):  # pragma: no cover
 
 
 @numba.njit(cache=True)
-def _filter_from(
-    start,
-    y,
-    dx,
-    A,
-    Q,
-    Pinf,
-    ratio,
-    level_var,
-    slope_var,
-    a0,
-    b0,
-    min_size,
-    gross,
-    tgain,
-    out,
-    gated,
-):  # pragma: no cover
+def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated):  # pragma: no cover
     """Log evidence of y[start:j] for every j > start (written to out[j]); Kalman filter.
 
     The state is (level, slope, f, f', f''): the level moves by slope·Δx and the slope stays
     (a straight line, prior variances level_var and slope_var at the segment's first node);
     f follows the Matérn SDE. σ² is integrated out one observation at a time: each
     predictive is a Student t with 2a degrees of freedom (a = a₀ + inliers/2). With
-    ``gross = (log(1 - ε), log ε + log p_out)``, each observation is a gross error with
-    probability ε: its evidence is the mixture of both, and an observation more likely a gross
-    error than not leaves the state as it was (treated as missing). ``tgain[k]`` is
+    ``prior = (r, level_var, slope_var, a₀, b₀, log(1 - ε), log ε + log p_out)``, each
+    observation is a gross error with probability ε: its evidence is the mixture of both,
+    and an observation more likely a gross error than not leaves the state as it was
+    (treated as missing). ``tgain[k]`` is
     ``lgamma(a₀ + (k + 1)/2) - lgamma(a₀ + k/2)``. When ``gated`` has room, ``gated[j]`` is set
     to 1 for each observation left out that way.
     """
+    ratio, level_var, slope_var, a0, b0, log_inlier, log_gross = prior
     n = y.shape[0]
     m = np.zeros(5)
     P = np.zeros((5, 5))
@@ -157,7 +142,6 @@ def _filter_from(
     P[0, 0] = level_var
     P[1, 1] = slope_var
     P[2:, 2:] = Pinf
-    log_inlier, log_gross = gross[0], gross[1]
     lev = 0.0
     b = b0
     inliers = 0
@@ -207,31 +191,12 @@ def _filter_from(
 
 
 @numba.njit(cache=True, parallel=True)
-def _evidence_matrix(
-    y, dx, A, Q, Pinf, ratio, level_var, slope_var, a0, b0, min_size, gross, tgain
-):  # pragma: no cover
+def _evidence_matrix(y, dx, A, Q, Pinf, prior, tgain, min_size):  # pragma: no cover
     n = y.shape[0]
     out = np.full((n, n + 1), -np.inf)
     none = np.zeros(0, dtype=np.int8)
     for i in numba.prange(n):
-        _filter_from(
-            i,
-            y,
-            dx,
-            A,
-            Q,
-            Pinf,
-            ratio,
-            level_var,
-            slope_var,
-            a0,
-            b0,
-            min_size,
-            gross,
-            tgain,
-            out[i],
-            none,
-        )
+        _filter_from(i, y, dx, A, Q, Pinf, prior, tgain, min_size, out[i], none)
     return out
 
 
@@ -294,67 +259,22 @@ def segment_evidence(
         *_filter_arguments(
             x,
             y,
-            lengthscale,
-            ratio,
-            level_var,
-            a0,
-            b0,
-            min_size,
-            slope_var,
-            outlier_prob,
-            outlier_log_density,
+            lengthscale=lengthscale,
+            ratio=ratio,
+            level_var=level_var,
+            a0=a0,
+            b0=b0,
+            min_size=min_size,
+            slope_var=slope_var,
+            outlier_prob=outlier_prob,
+            outlier_log_density=outlier_log_density,
         )
     )
 
 
 def _filter_arguments(
-    x,
-    y,
-    lengthscale,
-    ratio,
-    level_var,
-    a0,
-    b0,
-    min_size,
-    slope_var,
-    outlier_prob,
-    outlier_log_density,
-) -> tuple:
-    """The arguments of :func:`_filter_from` after ``start`` (and before ``out``)."""
-    x = np.asarray(x, dtype=float)
-    dx = np.diff(x)
-    A, Q = matern52_transitions(dx, lengthscale)
-    if not 0.0 <= outlier_prob < 1.0:
-        raise ValueError(f"outlier_prob must lie in [0, 1); got {outlier_prob}.")
-    gross = np.array(
-        [
-            np.log1p(-outlier_prob),
-            np.log(outlier_prob) + outlier_log_density if outlier_prob > 0 else -np.inf,
-        ]
-    )
-    half = 0.5 * np.arange(len(x) + 1)
-    tgain = gammaln(a0 + half + 0.5) - gammaln(a0 + half)
-    return (
-        np.asarray(y, dtype=float),
-        np.ascontiguousarray(dx),
-        np.ascontiguousarray(A),
-        np.ascontiguousarray(Q),
-        stationary_covariance(lengthscale),
-        float(ratio),
-        float(level_var),
-        float(slope_var),
-        float(a0),
-        float(b0),
-        int(min_size),
-        gross,
-        tgain,
-    )
-
-
-def gross_errors(
     x: np.ndarray,
     y: np.ndarray,
-    edges: list[int],
     *,
     lengthscale: float,
     ratio: float,
@@ -365,7 +285,31 @@ def gross_errors(
     slope_var: float = 0.0,
     outlier_prob: float = 0.0,
     outlier_log_density: float = 0.0,
-) -> np.ndarray:
+) -> tuple:
+    """The arguments of :func:`_evidence_matrix`: those of :func:`_filter_from` after ``start``
+    and before ``out``."""
+    x = np.asarray(x, dtype=float)
+    dx = np.diff(x)
+    A, Q = matern52_transitions(dx, lengthscale)
+    if not 0.0 <= outlier_prob < 1.0:
+        raise ValueError(f"outlier_prob must lie in [0, 1); got {outlier_prob}.")
+    log_gross = np.log(outlier_prob) + outlier_log_density if outlier_prob > 0 else -np.inf
+    prior = np.array([ratio, level_var, slope_var, a0, b0, np.log1p(-outlier_prob), log_gross])
+    half = 0.5 * np.arange(len(x) + 1)
+    tgain = gammaln(a0 + half + 0.5) - gammaln(a0 + half)
+    return (
+        np.asarray(y, dtype=float),
+        np.ascontiguousarray(dx),
+        np.ascontiguousarray(A),
+        np.ascontiguousarray(Q),
+        stationary_covariance(lengthscale),
+        prior,
+        tgain,
+        int(min_size),
+    )
+
+
+def gross_errors(x: np.ndarray, y: np.ndarray, edges: list[int], **priors: float) -> np.ndarray:
     """The observations that the filters of :func:`segment_evidence` leave out as gross errors.
 
     Parameters
@@ -374,10 +318,10 @@ def gross_errors(
         Sorted inputs and observations (already scaled).
     edges : list of int
         The first node of each segment and ``n``: ``[0, c₁, ..., n]``.
-    lengthscale, ratio, level_var, a0, b0, min_size : float or int
-        As in :func:`segment_evidence`.
-    slope_var, outlier_prob, outlier_log_density : float, optional
-        As in :func:`segment_evidence`.
+    **priors
+        The keywords of :func:`segment_evidence` (``lengthscale``, ``ratio``, ``level_var``,
+        ``a0``, ``b0``, ``min_size``; ``slope_var``, ``outlier_prob``,
+        ``outlier_log_density``).
 
     Returns
     -------
@@ -396,32 +340,12 @@ def gross_errors(
     >>> np.flatnonzero(flags).tolist()
     [12]
     """
-    args = _filter_arguments(
-        x,
-        y,
-        lengthscale,
-        ratio,
-        level_var,
-        a0,
-        b0,
-        min_size,
-        slope_var,
-        outlier_prob,
-        outlier_log_density,
-    )
-    ys, dx, A, Q = args[:4]
+    ys, dx, A, Q, Pinf, prior, tgain, min_size = _filter_arguments(x, y, **priors)
     flags = np.zeros(len(ys), dtype=np.int8)
     for a, b in itertools.pairwise(edges):
-        _filter_from(
-            a,
-            ys[:b],
-            dx[: b - 1],
-            A[: b - 1],
-            Q[: b - 1],
-            *args[4:],
-            np.full(b + 1, -np.inf),
-            flags[:b],
-        )
+        out = np.full(b + 1, -np.inf)
+        sub = (ys[:b], dx[: b - 1], A[: b - 1], Q[: b - 1])
+        _filter_from(a, *sub, Pinf, prior, tgain, min_size, out, flags[:b])
     return flags.astype(bool)
 
 
