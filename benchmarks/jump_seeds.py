@@ -329,7 +329,7 @@ def discrete(options: dict) -> None:
 
 def kinks(options: dict) -> None:
     """A change of slope alone, against a segmented regression (ruptures' linear cost)."""
-    for rise in (1.0, 3.0):
+    for rise in (1.0, 3.0, 8.0):
         counts, found, p0, linear = [], 0, [], 0
         for s in range(9000, 9030):
             x, y, at = kink(np.random.default_rng(s), rise)

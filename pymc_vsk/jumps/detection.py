@@ -254,9 +254,10 @@ def find_jumps(
         a short length scale that would also absorb a shift. False fits no season.
     **options
         Priors and grid of :class:`~pymc_vsk.jumps.segments.SegmentModel` (``level_sd``,
-        ``slope_sd``, ``a0``, ``n_lengthscales``, ``min_lengthscale``, ``ratios``,
-        ``outlier_prob``: a wild value far outside what its segment predicts is a gross
-        error, left out and listed by :attr:`JumpPosterior.outliers`, not two jumps).
+        ``slope_sd`` and ``slope_weights``: gentle and steep trends, ``a0``,
+        ``n_lengthscales``, ``min_lengthscale``, ``ratios``, ``outlier_prob``: a wild value
+        far outside what its segment predicts is a gross error, left out and listed by
+        :attr:`JumpPosterior.outliers`, not two jumps).
 
     Returns
     -------
@@ -578,27 +579,29 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
         ys = model.y[seg]
         x0 = xs[seg][0]
         ds, dn = xs[seg] - x0, xn[new] - x0
-        R = (
-            model.level_var
-            + model.slope_var * np.outer(ds, ds)
-            + r**2 * matern52_kernel(xs[seg], xs[seg], ell)
-            + np.eye(seg.sum())
-        )
-        Ks = (
-            model.level_var
-            + model.slope_var * np.outer(dn, ds)
-            + r**2 * matern52_kernel(xn[new], xs[seg], ell)
-        )
-        factor = cho_factor(R, lower=True)
-        alpha = cho_solve(factor, ys)
-        q = float(ys @ alpha)
-        m = seg.sum()
-        a_n, b_n = model.a0 + 0.5 * m, model.b0 + 0.5 * q
-        sigma2 = b_n / max(a_n - 1.0, 0.5)
-        prior = model.level_var + model.slope_var * dn**2 + r**2
-        var = prior - np.einsum("ij,ji->i", Ks, cho_solve(factor, Ks.T))
-        mean[new] = Ks @ alpha
-        std[new] = np.sqrt(np.maximum(var, 0.0) * sigma2)
+        smooth = r**2 * matern52_kernel(xs[seg], xs[seg], ell) + np.eye(seg.sum())
+        cross = r**2 * matern52_kernel(xn[new], xs[seg], ell)
+        weights = model.slope_weights if model.slope_weights is not None else np.ones(1)
+        log_w = np.log(np.broadcast_to(weights, model.slope_var.shape) / np.sum(weights))
+        # each slope prior of the mixture: its posterior weight, mean and variance here
+        parts = []
+        for lw, slope_var in zip(log_w, model.slope_var, strict=True):
+            R = model.level_var + slope_var * np.outer(ds, ds) + smooth
+            Ks = model.level_var + slope_var * np.outer(dn, ds) + cross
+            factor = cho_factor(R, lower=True)
+            alpha = cho_solve(factor, ys)
+            a_n, b_n = model.a0 + 0.5 * seg.sum(), model.b0 + 0.5 * float(ys @ alpha)
+            # log multivariate t evidence, less what all slope priors share
+            logz = lw - np.sum(np.log(np.diag(factor[0]))) - a_n * np.log(b_n)
+            prior = model.level_var + slope_var * dn**2 + r**2
+            var = prior - np.einsum("ij,ji->i", Ks, cho_solve(factor, Ks.T))
+            var = np.maximum(var, 0.0) * b_n / max(a_n - 1.0, 0.5)
+            parts.append((logz, Ks @ alpha, var))
+        logz = np.array([p[0] for p in parts])
+        post_w = np.exp(logz - logsumexp(logz))
+        mean[new] = sum(w * m for w, (_, m, _) in zip(post_w, parts, strict=True))
+        second = sum(w * (v + m * m) for w, (_, m, v) in zip(post_w, parts, strict=True))
+        std[new] = np.sqrt(np.maximum(second - mean[new] ** 2, 0.0))
     mean = mean * model.y_scale + model.y_center
     if model.season is not None:
         mean = mean + model.season(xnew)

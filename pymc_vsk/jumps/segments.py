@@ -11,15 +11,16 @@ that limit as the model for jump detection and lets each piece shift its level a
     f_s \sim \mathcal{GP}(0, k_\ell), \quad \varepsilon_i \sim \mathcal N(0, 1),
 
 for the observations of segment ``s`` (the nodes between two consecutive jumps, the first at
-``x_{s,0}``), with ``k_ℓ`` the Matérn 5/2 kernel of unit variance, the level
-``c_s | σ_s ~ N(0, κ² σ_s²)``, the slope ``d_s | σ_s ~ N(0, κ_d² σ_s²)`` and the scale
-``σ_s² ~ InvGamma(a₀, b₀)`` (all integrated out in closed form: a multivariate t evidence per
-segment), and the shape (ℓ, r) shared by all segments, on a grid. A jump is thus paid for by
+``x_{s,0}``), with ``k_ℓ`` the Matérn 5/2 kernel of unit variance, the level ``c_s | σ_s ~
+N(0, κ² σ_s²)``, the slope ``d_s | σ_s ~ N(0, κ_d² σ_s²)`` (or a scale mixture of such
+normals: gentle trends and a few steep ones) and the scale ``σ_s² ~ InvGamma(a₀, b₀)`` (all
+integrated out in closed form: a multivariate t evidence per segment, or a weighted sum of
+them), and the shape (ℓ, r) shared by all segments, on a grid. A jump is thus paid for by
 what it buys: a new level, trend and scale (a shift of the mean or of its slope, a change of
 the noise), and a smooth part that need not bend to follow the jump. The jump locations get
 a uniform prior on the gaps between nodes given their number K, and K a uniform prior on
-``0..max_jumps`` (equivalently: each gap holds a jump with probability p, p ~ Beta(1, 1)); no
-segment is shorter than ``min_size`` nodes.
+``0..max_jumps`` (equivalently: each gap holds a jump with probability p, p ~ Beta(1, 1));
+no segment is shorter than ``min_size`` nodes.
 
 The sum over partitions is exact (Fearnhead, 2006): with ``P[i, j]`` the log evidence of
 nodes ``i..j-1`` as one segment, ``E[k, j] = logsumexp_i(E[k-1, i] + P[i, j])`` gives the
@@ -33,6 +34,7 @@ only measure how many were taken.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import numba
 import numpy as np
@@ -191,12 +193,25 @@ def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated): 
 
 
 @numba.njit(cache=True, parallel=True)
-def _evidence_matrix(y, dx, A, Q, Pinf, prior, tgain, min_size):  # pragma: no cover
+def _evidence_matrix(y, dx, A, Q, Pinf, prior, slopes, tgain, min_size):  # pragma: no cover
+    """Every filter's log evidence; with several rows of ``slopes`` (log weight, slope
+    variance), the weighted sum of the evidences under each slope prior."""
     n = y.shape[0]
     out = np.full((n, n + 1), -np.inf)
     none = np.zeros(0, dtype=np.int8)
     for i in numba.prange(n):
-        _filter_from(i, y, dx, A, Q, Pinf, prior, tgain, min_size, out[i], none)
+        row = np.full(n + 1, -np.inf)
+        p = prior.copy()
+        for c in range(slopes.shape[0]):
+            p[2] = slopes[c, 1]
+            row[:] = -np.inf
+            _filter_from(i, y, dx, A, Q, Pinf, p, tgain, min_size, row, none)
+            for j in range(i + min_size, n + 1):
+                a = row[j] + slopes[c, 0]
+                b = out[i, j]
+                hi = max(a, b)
+                if hi > -np.inf:
+                    out[i, j] = hi + np.log(np.exp(a - hi) + np.exp(b - hi))
     return out
 
 
@@ -210,7 +225,8 @@ def segment_evidence(
     a0: float,
     b0: float,
     min_size: int,
-    slope_var: float = 0.0,
+    slope_var: float | Sequence[float] = 0.0,
+    slope_weights: Sequence[float] | None = None,
     outlier_prob: float = 0.0,
     outlier_log_density: float = 0.0,
 ) -> np.ndarray:
@@ -232,6 +248,11 @@ def segment_evidence(
     that lasts is still cheaper as a new segment after one or two observations. ε = 0 is the
     closed form above exactly.
 
+    With several slope variances, the prior of a segment's slope is their scale mixture,
+    ``d | σ ~ Σ_c w_c N(0, κ_{d,c}² σ²)``, and its evidence the weighted sum
+    ``log Σ_c w_c p_c(y[i:j])`` of the evidences under each: most segments may have gentle
+    trends while a few are steep, each segment choosing its own.
+
     Parameters
     ----------
     x, y : array, shape (n,)
@@ -244,8 +265,11 @@ def segment_evidence(
         Shape and scale of the inverse-gamma prior of σ².
     min_size : int
         Fewest nodes in a segment.
-    slope_var : float, default 0.0
-        κ_d², the prior variance of a segment's slope in units of σ² (0: no trend).
+    slope_var : float or sequence of float, default 0.0
+        κ_d², the prior variance of a segment's slope in units of σ² (0: no trend), or the
+        variances of a scale mixture.
+    slope_weights : sequence of float, optional
+        The mixture's weights, one per slope variance (default: equal); they are normalised.
     outlier_prob : float, default 0.0
         ε, the prior probability that an observation is a gross error.
     outlier_log_density : float, default 0.0
@@ -266,6 +290,7 @@ def segment_evidence(
             b0=b0,
             min_size=min_size,
             slope_var=slope_var,
+            slope_weights=slope_weights,
             outlier_prob=outlier_prob,
             outlier_log_density=outlier_log_density,
         )
@@ -282,7 +307,8 @@ def _filter_arguments(
     a0: float,
     b0: float,
     min_size: int,
-    slope_var: float = 0.0,
+    slope_var: float | Sequence[float] = 0.0,
+    slope_weights: Sequence[float] | None = None,
     outlier_prob: float = 0.0,
     outlier_log_density: float = 0.0,
 ) -> tuple:
@@ -294,7 +320,8 @@ def _filter_arguments(
     if not 0.0 <= outlier_prob < 1.0:
         raise ValueError(f"outlier_prob must lie in [0, 1); got {outlier_prob}.")
     log_gross = np.log(outlier_prob) + outlier_log_density if outlier_prob > 0 else -np.inf
-    prior = np.array([ratio, level_var, slope_var, a0, b0, np.log1p(-outlier_prob), log_gross])
+    slopes = _slope_mixture(slope_var, slope_weights)
+    prior = np.array([ratio, level_var, slopes[0, 1], a0, b0, np.log1p(-outlier_prob), log_gross])
     half = 0.5 * np.arange(len(x) + 1)
     tgain = gammaln(a0 + half + 0.5) - gammaln(a0 + half)
     return (
@@ -304,9 +331,30 @@ def _filter_arguments(
         np.ascontiguousarray(Q),
         stationary_covariance(lengthscale),
         prior,
+        slopes,
         tgain,
         int(min_size),
     )
+
+
+def _slope_mixture(
+    slope_var: float | Sequence[float], slope_weights: Sequence[float] | None
+) -> np.ndarray:
+    """Rows (log weight, variance) of the slope prior's scale mixture, checked."""
+    variances = np.atleast_1d(np.asarray(slope_var, dtype=float))
+    weights = np.ones(variances.size) if slope_weights is None else np.asarray(slope_weights)
+    weights = np.atleast_1d(weights.astype(float))
+    if variances.ndim != 1 or variances.size == 0 or weights.shape != variances.shape:
+        raise ValueError(
+            f"slope_weights needs one weight per slope variance; got {weights.size} weights "
+            f"for {variances.size} variances."
+        )
+    if np.any(variances < 0) or np.any(weights <= 0) or not np.all(np.isfinite(weights)):
+        raise ValueError(
+            "slope variances must be >= 0 and their weights finite and > 0; got "
+            f"{variances.tolist()} and {weights.tolist()}."
+        )
+    return np.column_stack([np.log(weights / weights.sum()), variances])
 
 
 def gross_errors(x: np.ndarray, y: np.ndarray, edges: list[int], **priors: float) -> np.ndarray:
@@ -320,14 +368,15 @@ def gross_errors(x: np.ndarray, y: np.ndarray, edges: list[int], **priors: float
         The first node of each segment and ``n``: ``[0, c₁, ..., n]``.
     **priors
         The keywords of :func:`segment_evidence` (``lengthscale``, ``ratio``, ``level_var``,
-        ``a0``, ``b0``, ``min_size``; ``slope_var``, ``outlier_prob``,
+        ``a0``, ``b0``, ``min_size``; ``slope_var``, ``slope_weights``, ``outlier_prob``,
         ``outlier_log_density``).
 
     Returns
     -------
     array of bool, shape (n,)
         True where an observation is more likely a gross error than not, given the earlier
-        observations of its segment.
+        observations of its segment (under the slope prior of the mixture that explains
+        the segment best).
 
     Examples
     --------
@@ -340,12 +389,19 @@ def gross_errors(x: np.ndarray, y: np.ndarray, edges: list[int], **priors: float
     >>> np.flatnonzero(flags).tolist()
     [12]
     """
-    ys, dx, A, Q, Pinf, prior, tgain, min_size = _filter_arguments(x, y, **priors)
+    ys, dx, A, Q, Pinf, prior, slopes, tgain, min_size = _filter_arguments(x, y, **priors)
     flags = np.zeros(len(ys), dtype=np.int8)
     for a, b in itertools.pairwise(edges):
-        out = np.full(b + 1, -np.inf)
         sub = (ys[:b], dx[: b - 1], A[: b - 1], Q[: b - 1])
-        _filter_from(a, *sub, Pinf, prior, tgain, min_size, out, flags[:b])
+        best, chosen = -np.inf, np.zeros(b, dtype=np.int8)
+        for log_w, slope_var in slopes:  # the slope prior most probable for this segment
+            out, mark = np.full(b + 1, -np.inf), np.zeros(b, dtype=np.int8)
+            _filter_from(
+                a, *sub, Pinf, np.r_[prior[:2], slope_var, prior[3:]], tgain, min_size, out, mark
+            )
+            if out[b] + log_w > best:
+                best, chosen = out[b] + log_w, mark
+        flags[a:b] = chosen[a:b]
     return flags.astype(bool)
 
 
@@ -546,11 +602,17 @@ class SegmentModel:
     level_sd : float, default 3.0
         Prior sd of a segment's level, in units of sd(y) at the typical noise scale: every
         new segment pays about ``log(level_sd)`` in evidence for its level.
-    slope_sd : float, default 0.5
+    slope_sd : float or tuple of float, default (0.5, 8.0)
         Prior sd of a segment's slope, in sd(y) per x-range at the typical noise scale
-        (0: every segment is flat apart from its smooth part). A trend within a segment is
-        then a line, not something the smooth part must bend to follow or a chain of jumps
-        must imitate.
+        (0: every segment is flat apart from its smooth part), or the sds of a scale mixture
+        (:func:`segment_evidence`). A trend within a segment is then a line, not something
+        the smooth part must bend to follow or a chain of jumps must imitate. The default
+        mixes gentle trends with a few steep ones, so that a break of a steep trend (a kink)
+        can be a change point when the data show it clearly, while a gentle segment pays
+        only ``log(1/0.9)`` for the steep alternative.
+    slope_weights : tuple of float, default (0.9, 0.1)
+        Weights of the mixture, one per sd of ``slope_sd`` (equal when None); unused when
+        ``slope_sd`` is a single number.
     a0 : float, default 12.0
         Shape of the inverse-gamma prior of σ²; its scale, ``a0`` times the noise variance
         estimated from first differences, puts the prior's mode near that estimate, with
@@ -602,7 +664,8 @@ class SegmentModel:
         n_lengthscales: int = 8,
         ratios: tuple[float, ...] = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0),
         level_sd: float = 3.0,
-        slope_sd: float = 0.5,
+        slope_sd: float | tuple[float, ...] = (0.5, 8.0),
+        slope_weights: tuple[float, ...] | None = (0.9, 0.1),
         a0: float = 12.0,
         min_lengthscale: float = 1.0,
         warp: tuple[int, float] | None = None,
@@ -637,7 +700,8 @@ class SegmentModel:
         self.a0 = float(a0)
         self.b0 = self.a0 * self.noise_var
         self.level_var = level_sd**2 / self.noise_var
-        self.slope_var = slope_sd**2 / self.noise_var
+        self.slope_var = np.atleast_1d(np.asarray(slope_sd, dtype=float)) ** 2 / self.noise_var
+        self.slope_weights = None if self.slope_var.size == 1 else slope_weights
         self.outlier_prob = float(outlier_prob)
         # a gross error is uniform over the data's range widened by that range on each side
         self.outlier_log_density = -float(np.log(3.0 * max(np.ptp(self.y), 1e-12)))
@@ -656,6 +720,7 @@ class SegmentModel:
             "ratio": ratio,
             "level_var": self.level_var,
             "slope_var": self.slope_var,
+            "slope_weights": self.slope_weights,
             "a0": self.a0,
             "b0": self.b0,
             "min_size": self.min_size,
