@@ -357,6 +357,15 @@ def test_a_break_of_a_steep_trend_is_one_jump_at_the_kink():
     assert found >= 3, found
 
 
+def test_a_constant_series_has_no_jump_and_two_constants_one():
+    """No noise at all: nothing is a gross error, and only a change of value is a jump."""
+    x = np.arange(40.0)
+    post = find_jumps(x, np.full(40, 2.5), draws=100, chains=2)
+    assert post.n_jumps == 0 and post.p_n_jumps[0] > 0.99 and len(post.outliers) == 0
+    post = find_jumps(x, np.where(x < 23, 2.5, 3.0), draws=100, chains=2)
+    assert post.n_jumps == 1 and post.jumps[0].location == 22.5 and len(post.outliers) == 0
+
+
 def test_correlated_noise_gets_no_jump_and_its_step_is_found():
     """AR(1) noise (lag-one correlation 0.3), no setting chosen on it: over 30 seeds, K > 0
     on 1 without a step; with a step of 2 noise sds, a jump within 5 of it on 29. At 1 in

@@ -704,7 +704,8 @@ class SegmentModel:
         self.slope_weights = None if self.slope_var.size == 1 else slope_weights
         self.outlier_prob = float(outlier_prob)
         # a gross error is uniform over the data's range widened by that range on each side
-        self.outlier_log_density = -float(np.log(3.0 * max(np.ptp(self.y), 1e-12)))
+        # (at unit sd the range is at least 2; a constant series gets that much, not 0)
+        self.outlier_log_density = -float(np.log(3.0 * max(np.ptp(self.y), 2.0)))
         spacing = np.diff(self.x)
         h = float(np.median(spacing[spacing > 0])) if np.any(spacing > 0) else 1.0 / n
         ells = np.geomspace(min_lengthscale * h, 2.0, n_lengthscales)
