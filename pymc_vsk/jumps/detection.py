@@ -581,11 +581,9 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
         ds, dn = xs[seg] - x0, xn[new] - x0
         smooth = r**2 * matern52_kernel(xs[seg], xs[seg], ell) + np.eye(seg.sum())
         cross = r**2 * matern52_kernel(xn[new], xs[seg], ell)
-        weights = model.slope_weights if model.slope_weights is not None else np.ones(1)
-        log_w = np.log(np.broadcast_to(weights, model.slope_var.shape) / np.sum(weights))
         # each slope prior of the mixture: its posterior weight, mean and variance here
         parts = []
-        for lw, slope_var in zip(log_w, model.slope_var, strict=True):
+        for lw, slope_var in model.slope_prior:
             R = model.level_var + slope_var * np.outer(ds, ds) + smooth
             Ks = model.level_var + slope_var * np.outer(dn, ds) + cross
             factor = cho_factor(R, lower=True)

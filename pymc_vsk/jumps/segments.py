@@ -715,6 +715,11 @@ class SegmentModel:
                 grid += [(ell, r, np.log(1.0 / len(ratios) / len(ells))) for ell in ells]
         self.grid = grid
 
+    @property
+    def slope_prior(self) -> np.ndarray:
+        """Rows (log weight, variance in units of σ²) of the slope prior's scale mixture."""
+        return _slope_mixture(self.slope_var, self.slope_weights)
+
     def _priors(self, lengthscale: float, ratio: float) -> dict:
         return {
             "lengthscale": lengthscale,
