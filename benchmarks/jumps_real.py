@@ -2,7 +2,9 @@
 
 ``python benchmarks/jumps_real.py`` runs :func:`pymc_vsk.jumps.find_jumps` with its defaults
 (the number of jumps chosen by the data), ruptures' PELT and binary segmentation (l2 cost,
-penalty 3·log(n)·σ̂², σ̂ from the median absolute first difference, minimum segment 2) and the
+penalty 3·log(n)·σ̂², σ̂ from the median absolute first difference, minimum segment 2), PELT
+with a change of mean and variance (normal cost, penalty 3·log(n) on standardised data: the
+default settings of R's changepoint ``cpt.meanvar``, column ``pelt_mv``) and the
 "no change" baseline on every series, and prints per-series and mean scores: F1 with a margin
 of 5 observations and segmentation covering (:mod:`pymc_vsk.jumps.scores`), the time of each
 method, the largest r̂ and smallest bulk ESS of our draws. ``--csv PATH`` writes the
@@ -237,6 +239,41 @@ def penalised(y: np.ndarray, algorithm: type) -> list[int]:
     return [c for c in fitted.predict(pen=3 * np.log(n) * max(sigma2, 1e-8)) if c < n]
 
 
+class MeanVarianceCost(rpt.base.BaseCost):
+    """ruptures' ``"normal"`` cost of one signal, m·log(σ̂² + 10⁻⁶) for a segment of m values
+    (a change of mean and variance), from cumulative sums: the same numbers, in O(1) a segment
+    instead of O(m), so that PELT runs on the 4 000-point series in seconds."""
+
+    model = "mean_variance"
+    min_size = 2
+
+    def fit(self, signal: np.ndarray) -> MeanVarianceCost:
+        self.signal = np.asarray(signal, dtype=float).reshape(len(signal), -1)
+        s = self.signal[:, 0]
+        self.sums = np.r_[0.0, np.cumsum(s)]
+        self.squares = np.r_[0.0, np.cumsum(s * s)]
+        return self
+
+    def error(self, start: int, end: int) -> float:
+        m = end - start
+        if m < self.min_size:
+            raise rpt.exceptions.NotEnoughPoints
+        mean = (self.sums[end] - self.sums[start]) / m
+        var = max((self.squares[end] - self.squares[start]) / m - mean * mean, 0.0)
+        return m * np.log(var + 1e-6)
+
+
+def mean_variance_pelt(y: np.ndarray) -> list[int]:
+    """PELT with a change of mean and variance (normal likelihood) and penalty 3·log(n) on
+    standardised data: R's changepoint ``cpt.meanvar(method = "PELT")`` with its default
+    (MBIC-sized) penalty, the "default settings" against which change-point benchmarks
+    usually report PELT."""
+    n = len(y)
+    ys = (y - y.mean()) / (y.std() or 1.0)
+    fitted = rpt.Pelt(custom_cost=MeanVarianceCost(), min_size=2, jump=1).fit(ys)
+    return [c for c in fitted.predict(pen=3 * np.log(n)) if c < n]
+
+
 def score(series: Series, predicted: list[int]) -> tuple[float, float]:
     """F1 (margin 5) and covering of predicted change-point indices."""
     n = len(series.y)
@@ -260,9 +297,13 @@ def run(series: Series, draws: int, chains: int, options: dict | None = None) ->
     row["f1_vsk"], row["cover_vsk"] = score(series, found)
     diag = post.as_dict()["diagnostics"]
     row["max_rhat"], row["min_ess_bulk"] = diag["max_rhat"], diag["min_ess_bulk"]
-    for name, algorithm in (("pelt", rpt.Pelt), ("binseg", rpt.Binseg)):
+    for name, method in (
+        ("pelt", lambda y: penalised(y, rpt.Pelt)),
+        ("binseg", lambda y: penalised(y, rpt.Binseg)),
+        ("pelt_mv", mean_variance_pelt),
+    ):
         start = time.perf_counter()
-        cps = penalised(series.y, algorithm)
+        cps = method(series.y)
         row[f"time_{name}"] = time.perf_counter() - start
         row[f"k_{name}"] = len(cps)
         row[f"f1_{name}"], row[f"cover_{name}"] = score(series, cps)
@@ -272,7 +313,8 @@ def run(series: Series, draws: int, chains: int, options: dict | None = None) ->
 
 def summarise(table: pd.DataFrame) -> str:
     """Mean scores per kind of series and overall, median times, convergence counts."""
-    cols = [f"{m}_{s}" for s in ("vsk", "pelt", "binseg", "zero") for m in ("f1", "cover")]
+    methods = ("vsk", "pelt", "binseg", "pelt_mv", "zero")
+    cols = [f"{m}_{s}" for s in methods for m in ("f1", "cover")]
     groups = {}
     for kind, part in table.groupby("kind"):
         groups[kind] = part
@@ -305,14 +347,16 @@ def summarise(table: pd.DataFrame) -> str:
 def markdown(table: pd.DataFrame) -> str:
     """The real series as the Markdown table of the documentation."""
     lines = [
-        "| series | n | K annotated | K found | K, PELT | ours | PELT | no change | log odds |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| series | n | K annotated | K found | K, PELT | ours | PELT | PELT, mean and variance "
+        "| no change | log odds |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for _, r in table[table["kind"] == "real"].iterrows():
         lines.append(
             f"| {r['series']} | {r['n']} | {r['true_k']} | {r['k_vsk']} ({r['p_k_vsk']:.2f}) | "
             f"{r['k_pelt']} | {r['f1_vsk']:.3f} / {r['cover_vsk']:.3f} | "
             f"{r['f1_pelt']:.3f} / {r['cover_pelt']:.3f} | "
+            f"{r['f1_pelt_mv']:.3f} / {r['cover_pelt_mv']:.3f} | "
             f"{r['f1_zero']:.3f} / {r['cover_zero']:.3f} | "
             + f"{r['log_odds_jump']:.1f} |".replace("-", "−")
         )

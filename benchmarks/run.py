@@ -22,7 +22,9 @@ What is measured (data: the jump target of Section 4.1 on the first N Halton nod
    an 8-start fit at N = 81) against scikit-learn's whole process on the same data, three
    interleaved rounds: with warm on-disk caches goal ≤ 1.5×, with empty compilation caches
    (fresh ``compiledir`` and ``NUMBA_CACHE_DIR``) goal ≤ 3×; and the first
-   ``pymc-vsk reproduce table2 --seeds 3`` with empty caches, goal ≤ 10 s.
+   ``pymc-vsk reproduce table2 --seeds 3`` with empty caches, goal ≤ 10 s. **First jump
+   detection**: ``pymc-vsk detect-jumps`` on 100 points in a fresh process, with empty
+   caches and with the caches it wrote, three alternating rounds: goal ≤ 30 s.
 4. **NUTS ESS per second**, N = 81 VSK model with the default priors: nutpie against the PyMC
    sampler (and numpyro / blackjax through PyMC's JAX path when installed, full run only).
    And (4b) **the sampler chosen by workload** (:func:`pymc_vsk.samplers.choose_sampler`)
@@ -1016,6 +1018,60 @@ def bench_cold_start(report: Report, n: int, repeats: int, table2: bool) -> None
     )
 
 
+def bench_first_detection(report: Report, repeats: int) -> None:
+    """A user's first ``pymc-vsk detect-jumps``: 100 points, a fresh process each.
+
+    Rounds alternate the command with empty compilation caches (the first call after
+    installing: the segment model's Numba code is compiled and written to disk) and with the
+    caches the first call wrote; both with the default figure and JSON output. The goal is
+    the 30 s per 100-point series that jump detection is allowed.
+
+    Parameters
+    ----------
+    report : Report
+    repeats : int
+        Rounds.
+    """
+    section = "first_detection"
+    print(f"\n[3c] First `pymc-vsk detect-jumps`, 100 points, {repeats} rounds ...", flush=True)
+    runs: dict[str, list[ProcessRun]] = {"empty": [], "warm": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        rng = np.random.default_rng(0)
+        year = np.arange(1900, 2000)
+        volume = 1100.0 - 250.0 * (year > 1930) + 120.0 * rng.normal(size=year.size)
+        csv_path = folder / "flow.csv"
+        csv_path.write_text(
+            "year,volume\n" + "".join(f"{a},{b:.1f}\n" for a, b in zip(year, volume, strict=True))
+        )
+        cmd = [sys.executable, "-m", "pymc_vsk", "detect-jumps", str(csv_path)]
+        cmd += ["--x", "year", "--y", "volume", "--json", str(folder / "out.json"), "--quiet"]
+        warm_env = empty_cache_env(folder / "warm")
+        run_process(cmd, warm_env)  # writes the caches the warm runs find
+        for r in range(repeats):
+            for kind in ("empty", "warm") if r % 2 == 0 else ("warm", "empty"):
+                if kind == "warm":
+                    runs[kind].append(run_process(cmd, warm_env))
+                    continue
+                with tempfile.TemporaryDirectory() as fresh:
+                    runs[kind].append(run_process(cmd, empty_cache_env(Path(fresh))))
+    report.raw[section] = {k: [asdict(x) for x in v] for k, v in runs.items()}
+    for kind, label in (("empty", "empty caches"), ("warm", "caches written")):
+        wall = float(np.median([x.wall for x in runs[kind]]))
+        report.add(
+            Figure(
+                section,
+                f"first `pymc-vsk detect-jumps`, 100 points, {label}",
+                wall,
+                "<= 30 s",
+                wall <= 30.0,
+                unit="s",
+                detail=f"wall s {_spread([x.wall for x in runs[kind]])}; CPU s "
+                f"{_spread([x.cpu for x in runs[kind]])}",
+            )
+        )
+
+
 # -- 4. NUTS ESS per second -------------------------------------------------------------------
 def bench_nuts(report: Report, draws: int, tune: int, chains: int, jax: bool) -> None:
     """Figure 4: NUTS ESS per second, nutpie against PyMC's sampler (and the JAX samplers).
@@ -1361,6 +1417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             bench_map_warm(report, (81,) if quick else (81, 400), repeats=3 if quick else 7)
         if "cold" in sections:
             bench_cold_start(report, 81, repeats=1 if quick else 3, table2=not quick)
+            bench_first_detection(report, repeats=1 if quick else 3)
     if "nuts" in sections:
         if quick:
             bench_nuts(report, draws=300, tune=300, chains=2, jax=False)

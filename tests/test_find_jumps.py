@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import ruptures as rpt
 from scipy import stats
 from scipy.linalg import expm
 from scipy.special import logsumexp
@@ -32,7 +33,7 @@ from benchmarks.jump_seeds import (
     wild_values,
 )
 from pymc_vsk.cli import main
-from pymc_vsk.jumps import find_jumps
+from pymc_vsk.jumps import find_jumps, segments
 from pymc_vsk.jumps.cli import NOT_CONVERGED
 from pymc_vsk.jumps.detection import _best_f1_count, _describe
 from pymc_vsk.jumps.seasons import Season, find_period
@@ -196,6 +197,32 @@ def test_partition_evidence_and_counts_are_the_sums_over_every_partition():
         assert E[k, n] == pytest.approx(logsumexp(terms), rel=1e-12)
         assert math.exp(log_configurations(n, k, m)) == pytest.approx(len(terms))
     assert log_configurations(5, 2, 2) == -np.inf
+
+
+def test_the_parallel_loops_of_long_series_compute_the_same(monkeypatch):
+    """Series of ``PARALLEL_FROM`` nodes or more share the filters and the recursion among
+    the cores; shorter ones run one loop (no parallel compile on a first call): the same
+    numbers either way."""
+    rng = np.random.default_rng(seed(7))
+    n, m = 40, 3
+    x = np.sort(rng.uniform(0, 1, n))
+    y = np.where(x > 0.6, 2.0, 0.0) + 0.4 * rng.normal(size=n)
+    y[11] += 9.0
+    priors = dict(
+        lengthscale=0.2,
+        ratio=0.7,
+        slope_var=(0.25, 64.0),
+        slope_weights=(0.9, 0.1),
+        outlier_prob=1e-4,
+        outlier_log_density=-np.log(30.0),
+        **{**PRIORS, "min_size": m},
+    )
+    P = segment_evidence(x, y, **priors)
+    E = partition_evidence(P, 4, m)
+    monkeypatch.setattr(segments, "PARALLEL_FROM", 1)
+    np.testing.assert_array_equal(segment_evidence(x, y, **priors), P)
+    np.testing.assert_array_equal(partition_evidence(P, 4, m), E)
+    assert np.isfinite(E[4, n]) and np.isneginf(E[4, 4 * m])
 
 
 def test_sampled_partitions_have_the_exact_probabilities():
@@ -544,6 +571,21 @@ def test_the_benchmark_runs_and_refuses_an_unknown_series(tmp_path, capsys):
     with pytest.raises(SystemExit):
         benchmark(["--skip", "no_such_series"])
     assert "--skip: no real series named no_such_series" in capsys.readouterr().err
+
+
+def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
+    from benchmarks.jumps_real import MeanVarianceCost, mean_variance_pelt
+
+    rng = np.random.default_rng(seed(47))
+    y = np.r_[rng.normal(0, 1, 60), rng.normal(2, 3, 60)]
+    with pytest.warns(UserWarning, match="small bias"):
+        theirs = rpt.costs.CostNormal().fit(y)
+    ours = MeanVarianceCost().fit(y)
+    for start, end in [(0, 2), (0, 120), (10, 75), (60, 120), (3, 9)]:
+        assert ours.error(start, end) == pytest.approx(theirs.error(start, end), rel=1e-9)
+    with pytest.raises(rpt.exceptions.NotEnoughPoints):
+        ours.error(5, 6)
+    assert any(abs(c - 60) <= 2 for c in mean_variance_pelt(10 * y - 4))
 
 
 def test_seasonal_answer_is_the_same_in_any_units():

@@ -56,6 +56,19 @@ def test_the_command_line_starts_without_arviz_or_matplotlib():
     assert modules_loaded_after("import pymc_vsk.cli", heavy) == []
 
 
+def test_finding_jumps_imports_neither_pymc_nor_pytensor():
+    """The segment model and the command line's start need no PyMC (a second to import)."""
+    code = (
+        "import numpy as np\n"
+        "import pymc_vsk.cli\n"
+        "from pymc_vsk.jumps import find_jumps\n"
+        "x = np.arange(30.0)\n"
+        "post = find_jumps(x, (x > 14) + 0.1 * np.sin(x), draws=50, chains=2)\n"
+        "assert post.n_jumps == 1\n"
+    )
+    assert modules_loaded_after(code, ("pymc", "pytensor")) == []
+
+
 def test_lazy_package_names_are_the_modules_objects():
     import pymc_vsk
     from pymc_vsk import covariance, diagnostics, prediction
@@ -67,6 +80,16 @@ def test_lazy_package_names_are_the_modules_objects():
     assert set(pymc_vsk.__all__) <= set(dir(pymc_vsk))
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         _ = pymc_vsk.nope
+    from pymc_vsk import jumps
+    from pymc_vsk.jumps import detection, models, selection
+
+    assert set(jumps.__all__) == set(jumps._WHERE) <= set(dir(jumps))
+    assert set(models.__all__) | set(detection.__all__) <= set(jumps.__all__)
+    assert jumps.build_jump_model is models.build_jump_model
+    assert jumps.find_jumps is detection.find_jumps
+    assert jumps.select_jump_count is selection.select_jump_count
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = jumps.nope
 
 
 def test_objective_moves_to_numba_once_the_sweep_earns_it_and_fits_the_same(monkeypatch):

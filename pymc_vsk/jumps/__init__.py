@@ -15,24 +15,51 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from pymc_vsk.jumps import models
-from pymc_vsk.jumps.models import *  # noqa: F403 (the names of models.__all__)
-from pymc_vsk.jumps.selection import select_jump_count
-
 if TYPE_CHECKING:
     from pymc_vsk.jumps.detection import Jump, JumpPosterior, find_jumps
+    from pymc_vsk.jumps.models import (
+        Gaps,
+        LocationPosterior,
+        MarginalJumpGP,
+        build_jump_model,
+        location_posterior,
+    )
+    from pymc_vsk.jumps.selection import select_jump_count
 
-#: Names of :mod:`pymc_vsk.jumps.detection`, imported on first use: it compiles with Numba,
-#: which the NUTS models and the command line's start need not import.
-_DETECTION = ("Jump", "JumpPosterior", "find_jumps")
+#: Where each public name lives. They are imported on first use: the segment model compiles
+#: with Numba and the NUTS models import PyMC, and neither needs the other (nor does the
+#: command line's start).
+_WHERE = {
+    **dict.fromkeys(("Jump", "JumpPosterior", "find_jumps"), "pymc_vsk.jumps.detection"),
+    **dict.fromkeys(
+        ("Gaps", "LocationPosterior", "MarginalJumpGP", "build_jump_model", "location_posterior"),
+        "pymc_vsk.jumps.models",
+    ),
+    "select_jump_count": "pymc_vsk.jumps.selection",
+}
 
-__all__ = [*models.__all__, "Jump", "JumpPosterior", "find_jumps", "select_jump_count"]
+__all__ = [
+    "Gaps",
+    "Jump",
+    "JumpPosterior",
+    "LocationPosterior",
+    "MarginalJumpGP",
+    "build_jump_model",
+    "find_jumps",
+    "location_posterior",
+    "select_jump_count",
+]
 
 
 def __getattr__(name: str) -> Any:
-    """Import the names of :mod:`pymc_vsk.jumps.detection` on first use (PEP 562)."""
-    if name not in _DETECTION:
+    """Import a public name on first use (PEP 562)."""
+    if name not in _WHERE:
         raise AttributeError(f"module 'pymc_vsk.jumps' has no attribute {name!r}")
-    value = getattr(importlib.import_module("pymc_vsk.jumps.detection"), name)
+    value = getattr(importlib.import_module(_WHERE[name]), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the ones not imported yet included."""
+    return sorted({*globals(), *__all__})

@@ -35,8 +35,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import pymc as pm
-import xarray as xr
 from matplotlib.figure import Figure
 
 from pymc_vsk.arguments import (
@@ -49,18 +47,15 @@ from pymc_vsk.arguments import (
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
-from pymc_vsk.jumps.models import (
-    LocationPosterior,
-    MarginalJumpGP,
-    build_jump_model,
-    location_posterior,
-)
-from pymc_vsk.models import node_scales
-from pymc_vsk.prediction import Prediction, predict
 from pymc_vsk.progress import bars, report
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the NUTS path imports PyMC when used: the segment model does not need it
+    import pymc as pm
+    import xarray as xr
+
     from pymc_vsk.jumps.detection import JumpPosterior
+    from pymc_vsk.jumps.models import LocationPosterior, MarginalJumpGP
+    from pymc_vsk.prediction import Prediction
 
 __all__ = [
     "NOT_CONVERGED",
@@ -361,6 +356,8 @@ def default_location_range(x: np.ndarray) -> tuple[float, float]:
     lower, upper : float
     """
     x = np.asarray(x, dtype=float)
+    from pymc_vsk.models import node_scales
+
     _, span = node_scales(x[:, None])
     return float(x.min() + 0.1 * span), float(x.min() + 0.9 * span)
 
@@ -459,6 +456,8 @@ class Detection:
         Prediction
         """
         Xnew = np.asarray(xnew, dtype=float)[:, None]
+        from pymc_vsk.prediction import predict
+
         return predict(self.gp, Xnew, idata=self.idata, model=self.model, max_draws=max_draws)
 
 
@@ -536,10 +535,14 @@ def detect_jumps(
         raise InputError(
             f"--method marginal handles one jump; for --jumps {n_jumps} use --method smooth."
         )
+    import pymc as pm
+
+    from pymc_vsk.jumps.models import build_jump_model, location_posterior
+    from pymc_vsk.samplers import choose_sampler
+
     model, gp = build_jump_model(
         x[:, None], y, n_jumps=n_jumps, method=method, lower=lower, upper=upper
     )
-    from pymc_vsk.samplers import choose_sampler
 
     tune = draws if tune is None else tune
     cost = len(inside) if method == "marginal" else 1  # "marginal": a factorisation per gap

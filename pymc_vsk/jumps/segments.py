@@ -192,26 +192,53 @@ def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated): 
             out[j + 1] = lev
 
 
-@numba.njit(cache=True, parallel=True)
+#: Series of at least this many nodes run the filters and the partition recursion on every
+#: core. Shorter ones run single-core loops: compiling Numba's parallel loops adds about 8 s
+#: to the first call after installing (the compiled code is then cached on disk), while on a
+#: series of a few hundred values the second core saves a fifth of the time (half a second).
+PARALLEL_FROM = 500
+
+
+@numba.njit(cache=True)
+def _evidence_row(i, y, dx, A, Q, Pinf, prior, slopes, tgain, min_size, out):  # pragma: no cover
+    """Row i of the evidence matrix (the filter started at node i) into ``out``; with several
+    rows of ``slopes`` (log weight, slope variance), the weighted sum of the evidences under
+    each slope prior."""
+    n = y.shape[0]
+    row = np.full(n + 1, -np.inf)
+    none = np.zeros(0, dtype=np.int8)
+    p = prior.copy()
+    for c in range(slopes.shape[0]):
+        p[2] = slopes[c, 1]
+        row[:] = -np.inf
+        _filter_from(i, y, dx, A, Q, Pinf, p, tgain, min_size, row, none)
+        for j in range(i + min_size, n + 1):
+            a = row[j] + slopes[c, 0]
+            b = out[j]
+            hi = max(a, b)
+            if hi > -np.inf:
+                out[j] = hi + np.log(np.exp(a - hi) + np.exp(b - hi))
+
+
+@numba.njit(cache=True)
 def _evidence_matrix(y, dx, A, Q, Pinf, prior, slopes, tgain, min_size):  # pragma: no cover
-    """Every filter's log evidence; with several rows of ``slopes`` (log weight, slope
-    variance), the weighted sum of the evidences under each slope prior."""
+    """Every filter's log evidence, one row after another (:func:`_evidence_row`)."""
     n = y.shape[0]
     out = np.full((n, n + 1), -np.inf)
-    none = np.zeros(0, dtype=np.int8)
-    for i in numba.prange(n):
-        row = np.full(n + 1, -np.inf)
-        p = prior.copy()
-        for c in range(slopes.shape[0]):
-            p[2] = slopes[c, 1]
-            row[:] = -np.inf
-            _filter_from(i, y, dx, A, Q, Pinf, p, tgain, min_size, row, none)
-            for j in range(i + min_size, n + 1):
-                a = row[j] + slopes[c, 0]
-                b = out[i, j]
-                hi = max(a, b)
-                if hi > -np.inf:
-                    out[i, j] = hi + np.log(np.exp(a - hi) + np.exp(b - hi))
+    for i in range(n):
+        _evidence_row(i, y, dx, A, Q, Pinf, prior, slopes, tgain, min_size, out[i])
+    return out
+
+
+@numba.njit(cache=True, parallel=True)
+def _evidence_matrix_parallel(  # pragma: no cover
+    y, dx, A, Q, Pinf, prior, slopes, tgain, min_size
+):
+    """:func:`_evidence_matrix` with its rows shared among the cores."""
+    n = y.shape[0]
+    out = np.full((n, n + 1), -np.inf)
+    for i in numba.prange(n):  # int64 start, as above (prange counts in uint64): one version
+        _evidence_row(np.int64(i), y, dx, A, Q, Pinf, prior, slopes, tgain, min_size, out[i])
     return out
 
 
@@ -279,7 +306,8 @@ def segment_evidence(
     -------
     array, shape (n, n + 1)
     """
-    return _evidence_matrix(
+    matrix = _evidence_matrix_parallel if len(y) >= PARALLEL_FROM else _evidence_matrix
+    return matrix(
         *_filter_arguments(
             x,
             y,
@@ -405,24 +433,35 @@ def gross_errors(x: np.ndarray, y: np.ndarray, edges: list[int], **priors: float
     return flags.astype(bool)
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
+def _forward_cell(P, prev, k, min_size, j):  # pragma: no cover
+    """logsumexp_i(prev[i] + P[i, j]) over the cuts i allowed for k jumps."""
+    best = -np.inf
+    total = 0.0
+    for i in range(k * min_size, j - min_size + 1):
+        v = prev[i] + P[i, j]
+        if v == -np.inf:
+            continue
+        if v <= best:
+            total += np.exp(v - best)
+        else:  # rescale the running sum to the new maximum
+            total = total * np.exp(best - v) + 1.0
+            best = v
+    return best + np.log(total) if best > -np.inf else -np.inf
+
+
+@numba.njit(cache=True)
 def _forward_step(P, prev, k, min_size, out):  # pragma: no cover
-    """out[j] = logsumexp_i(prev[i] + P[i, j]) over the cuts i allowed for k jumps."""
-    n = P.shape[0]
-    for j in numba.prange((k + 1) * min_size, n + 1):
-        best = -np.inf
-        total = 0.0
-        for i in range(k * min_size, j - min_size + 1):
-            v = prev[i] + P[i, j]
-            if v == -np.inf:
-                continue
-            if v <= best:
-                total += np.exp(v - best)
-            else:  # rescale the running sum to the new maximum
-                total = total * np.exp(best - v) + 1.0
-                best = v
-        if best > -np.inf:
-            out[j] = best + np.log(total)
+    """out[j] = :func:`_forward_cell` for every end j allowed for k jumps."""
+    for j in range((k + 1) * min_size, P.shape[0] + 1):
+        out[j] = _forward_cell(P, prev, k, min_size, j)
+
+
+@numba.njit(cache=True, parallel=True)
+def _forward_step_parallel(P, prev, k, min_size, out):  # pragma: no cover
+    """:func:`_forward_step` with the ends shared among the cores."""
+    for j in numba.prange((k + 1) * min_size, P.shape[0] + 1):
+        out[j] = _forward_cell(P, prev, k, min_size, np.int64(j))
 
 
 def partition_evidence(P: np.ndarray, max_jumps: int, min_size: int) -> np.ndarray:
@@ -445,8 +484,9 @@ def partition_evidence(P: np.ndarray, max_jumps: int, min_size: int) -> np.ndarr
     n = P.shape[0]
     E = np.full((max_jumps + 1, n + 1), -np.inf)
     E[0, min_size:] = P[0, min_size:]
+    step = _forward_step_parallel if n >= PARALLEL_FROM else _forward_step
     for k in range(1, max_jumps + 1):
-        _forward_step(P, E[k - 1], k, int(min_size), E[k])
+        step(P, E[k - 1], k, int(min_size), E[k])
     return E
 
 
