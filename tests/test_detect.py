@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from benchmarks.jump_seeds import monthly
 from pymc_vsk.cli import main
 from pymc_vsk.jumps.cli import NOT_CONVERGED, InputError, default_location_range, read_xy
 from tests.conftest import seed
@@ -195,6 +198,56 @@ def test_bad_value_names_line_and_column(tmp_path, capsys, cell, pattern):
             read_xy(write(tmp_path, text), "t", "v", drop_missing=False)
     else:
         assert_input_error(capsys, [write(tmp_path, text), "--x", "t", "--y", "v"], *patterns)
+
+
+def test_iso_dates_are_read_as_decimal_years_evenly_spaced(tmp_path, capsys):
+    """Month-end dates step by 1/12 whatever the month's length; daily dates by one day, leap
+    days included; a notice says how x was read."""
+    months = pd.date_range("1999-11-30", periods=8, freq="ME")
+    text = "when,v\n" + "".join(f"{d:%Y-%m-%d},{i % 3}\n" for i, d in enumerate(months))
+    x, _ = read_xy(write(tmp_path, text), "when", "v")
+    np.testing.assert_allclose(x, 1999 + 10 / 12 + np.arange(8) / 12, rtol=0, atol=1e-12)
+    assert "column 'when' read as dates; x is in decimal years (1999-11-30 is 1999.8333)" in (
+        capsys.readouterr().err
+    )
+    days = pd.date_range("2004-02-26", periods=7, freq="D")  # 29 February included
+    text = "when,v\n" + "".join(f"{d:%Y-%m-%dT%H:%M},{i}\n" for i, d in enumerate(days))
+    x, _ = read_xy(write(tmp_path, text), "when", "v")
+    np.testing.assert_allclose(np.diff(x), 1 / 365.25, rtol=1e-9)
+    # ISO dates only, and not mixed with numbers: the error says what is read
+    text = "when,v\n" + "".join(f"{d:%d/%m/%Y},{i}\n" for i, d in enumerate(days))
+    assert_input_error(
+        capsys,
+        [write(tmp_path, text), "--x", "when", "--y", "v"],
+        r"'26/02/2004' is not a number",
+        "ISO 8601",
+    )
+    text = "when,v\n2004-02-26,1\n" + "".join(f"{2004 + i},{i}\n" for i in range(6))
+    err = assert_input_error(capsys, [write(tmp_path, text), "--x", "when", "--y", "v"])
+    assert "'2004-02-26' is not a number" in err and "ISO" not in err
+
+
+def test_monthly_dates_give_the_answer_of_decimal_years(tmp_path, capsys):
+    """A monthly series with a season and a step, its x as month-end dates or as numbers."""
+    x, y, c = monthly(np.random.default_rng(seed(48)))
+    dates = pd.date_range("1990-01-31", periods=x.size, freq="ME")
+    answers = []
+    for column in ([f"{d:%Y-%m-%d}" for d in dates], [repr(float(v)) for v in x]):
+        path = write(
+            tmp_path, "t,v\n" + "".join(f"{a},{b}\n" for a, b in zip(column, y, strict=True))
+        )
+        out = tmp_path / "out.json"
+        options = ("--json", out, "--draws", 500, "--chains", 2, "--plot", tmp_path / "fig.png")
+        status, _, _ = run_cli(capsys, path, "--x", "t", "--y", "v", *options)
+        assert status == 0
+        answers.append(json.loads(out.read_text()))
+    dated, numbered = answers
+    assert dated["n_jumps"] == numbered["n_jumps"] == 1
+    for key in ("p_n_jumps", "jumps"):
+        pd.testing.assert_frame_equal(
+            pd.json_normalize(dated[key]), pd.json_normalize(numbered[key]), rtol=1e-6
+        )
+    assert abs(answers[0]["jumps"][0]["location"] - (x[c] - 1 / 24)) <= 3 / 12
 
 
 def test_rows_without_a_y_are_left_out_with_a_notice(tmp_path, capsys):

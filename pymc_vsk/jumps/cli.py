@@ -8,8 +8,9 @@ the shortest interval of gaps holding 94 % of its mass and the probability that 
 there. ``--jumps K``
 fixes the number. ``--method smooth|marginal`` fits instead the VSK GP with K random jumps by
 NUTS (:func:`pymc_vsk.jumps.build_jump_model`; K must then be given). x and y stay in the
-file's units. ``--json OUT`` writes the answer as JSON, ``--plot`` a figure; progress goes to
-stderr (``--quiet`` silences it), results to stdout.
+file's units; x may also hold ISO 8601 dates, read as decimal years (:func:`decimal_years`).
+``--json OUT`` writes the answer as JSON, ``--plot`` a figure; progress goes to stderr
+(``--quiet`` silences it), results to stdout.
 
 Exit status: 0 when the draws pass the diagnostics (r̂ ≤ 1.01, bulk and tail ESS ≥ 400, no
 divergences), :data:`NOT_CONVERGED` (3) when they do not (the message says what to do; the
@@ -62,6 +63,7 @@ __all__ = [
     "Detection",
     "InputError",
     "add_arguments",
+    "decimal_years",
     "default_location_range",
     "detect_jumps",
     "main",
@@ -99,9 +101,12 @@ def read_xy(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Read the numeric columns ``x`` and ``y`` of a CSV file with a header row, sorted by x.
 
-    Blank lines are skipped; other columns may hold anything. Rows whose ``y`` is missing
-    (an empty cell or a marker such as ``NA``) are left out, and a notice on stderr says
-    how many and on which lines: a series with gaps is analysed on the values it has.
+    ``x`` may also hold dates in ISO 8601 form (``2001-03-31``, ``2001-03``, with a time of
+    day or not): they are read as decimal years (:func:`decimal_years`), and a notice on
+    stderr says so. Blank lines are skipped; other columns may hold anything. Rows whose
+    ``y`` is missing (an empty cell or a marker such as ``NA``) are left out, and a notice
+    on stderr says how many and on which lines: a series with gaps is analysed on the
+    values it has.
 
     Parameters
     ----------
@@ -169,7 +174,7 @@ def read_xy(
             f"{path} has {len(data)} data row(s) with a value; at least {min_rows} are needed "
             f"({MIN_ROWS_PER_SEGMENT} per segment between jumps)."
         )
-    values = {name: _numbers(path, name, data[index[name]]) for name in (x, y)}
+    values = {x: _inputs(path, x, data[index[x]]), y: _numbers(path, y, data[index[y]])}
     order = np.argsort(values[x], kind="stable")
     xs, ys = values[x][order], values[y][order]
     if len(np.unique(xs)) < 2:
@@ -314,6 +319,62 @@ def _is_number(text: str) -> bool:
 def _missing(cells: pd.Series) -> np.ndarray:
     """Which cells are empty or a missing-value marker (:data:`MISSING`)."""
     return (cells.isna() | cells.str.strip().str.lower().isin(MISSING)).to_numpy()
+
+
+def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
+    """The x column as floats: numbers, or ISO 8601 dates as decimal years (with a notice)."""
+    try:
+        return _numbers(path, column, cells)
+    except InputError as err:
+        text = cells.str.strip()
+        if _missing(cells).any() or text.map(_is_number).any():
+            raise  # an empty cell, or numbers mixed with something else: the number's error
+        try:
+            when = pd.to_datetime(text, format="ISO8601")
+        except (ValueError, TypeError, OverflowError):
+            raise InputError(f"{err} Dates are read in ISO 8601 form (2001-03-31).") from None
+    years = decimal_years(when)
+    print(
+        f"{path}: column {column!r} read as dates; x is in decimal years "
+        f"({when.iloc[0]:%Y-%m-%d} is {years[0]:.4f}).",
+        file=sys.stderr,
+    )
+    return years
+
+
+def decimal_years(dates: pd.Series) -> np.ndarray:
+    """Dates as decimal years, evenly spaced where the dates are.
+
+    Dates at midnight with at most one per calendar month (monthly, quarterly or yearly
+    data, whatever the day of the month) are ``year + (month - 1) / 12``, so that every month
+    is 1/12 apart; other dates (daily, weekly, with times of day) are the first year plus the
+    days since its 1 January over 365.25, so that every day is as long. Either way a season
+    of whole months or days stays a whole number of steps.
+
+    Parameters
+    ----------
+    dates : pandas.Series of datetime64
+
+    Returns
+    -------
+    array of float
+
+    Examples
+    --------
+    >>> decimal_years(pd.to_datetime(pd.Series(["2001-01-31", "2001-02-28", "2001-07-31"])))
+    array([2001.        , 2001.08333333, 2001.5       ])
+    >>> decimal_years(pd.to_datetime(pd.Series(["2001-01-01", "2001-01-02", "2001-07-02"])))
+    array([2001.        , 2001.00273785, 2001.49828884])
+    """
+    dates = pd.to_datetime(dates)
+    if dates.dt.tz is not None:
+        dates = dates.dt.tz_convert("UTC").dt.tz_localize(None)
+    year, month = dates.dt.year.to_numpy(), dates.dt.month.to_numpy()
+    months = 12 * year + month - 1
+    if (dates == dates.dt.normalize()).all() and len(np.unique(months)) == len(months):
+        return months / 12.0
+    first = pd.Timestamp(year=int(year.min()), month=1, day=1)
+    return year.min() + (dates - first).dt.total_seconds().to_numpy() / (365.25 * 86400.0)
 
 
 def _numbers(path: Path, column: str, cells: pd.Series) -> np.ndarray:
@@ -681,7 +742,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         The parser of ``pymc-vsk detect-jumps``.
     """
     parser.add_argument("csv", type=Path, help="CSV file with a header row")
-    parser.add_argument("--x", required=True, metavar="COL", help="column of the inputs")
+    parser.add_argument(
+        "--x",
+        required=True,
+        metavar="COL",
+        help="column of the inputs: numbers in any units, or ISO 8601 dates (2001-03-31), "
+        "read as decimal years",
+    )
     parser.add_argument("--y", required=True, metavar="COL", help="column of the observations")
     parser.add_argument(
         "--jumps",
