@@ -588,6 +588,21 @@ def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
     assert any(abs(c - 60) <= 2 for c in mean_variance_pelt(10 * y - 4))
 
 
+def test_dates_are_read_as_decimal_years():
+    """Monthly dates (numpy, pandas, with a time zone) give the answer of their decimal
+    years, year + (month - 1)/12: the season is found on them as on the numbers."""
+    x, y, _ = monthly(np.random.default_rng(seed(49)))
+    base = find_jumps(x, y, draws=100, chains=2)
+    dates = pd.date_range("1990-01-31", periods=x.size, freq="ME")
+    for xs in (dates, dates.to_numpy(), pd.Series(dates), dates.tz_localize("America/Chicago")):
+        post = find_jumps(xs, y, draws=100, chains=2)
+        np.testing.assert_allclose(post.x, x, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(post.p_n_jumps, base.p_n_jumps, rtol=1e-6, atol=1e-10)
+        np.testing.assert_allclose(post.p_models, base.p_models, rtol=1e-6, atol=1e-10)
+        assert [j.location for j in post.jumps] == pytest.approx([j.location for j in base.jumps])
+    assert base.models[np.argmax(base.p_models)].season is not None  # needs evenly spaced x
+
+
 def test_seasonal_answer_is_the_same_in_any_units():
     x, y, _ = monthly(np.random.default_rng(seed(46)))
     base = find_jumps(x, y, draws=100, chains=2)

@@ -8,7 +8,8 @@ the shortest interval of gaps holding 94 % of its mass and the probability that 
 there. ``--jumps K``
 fixes the number. ``--method smooth|marginal`` fits instead the VSK GP with K random jumps by
 NUTS (:func:`pymc_vsk.jumps.build_jump_model`; K must then be given). x and y stay in the
-file's units; x may also hold ISO 8601 dates, read as decimal years (:func:`decimal_years`).
+file's units; x may also hold ISO 8601 dates, read as decimal years
+(:func:`~pymc_vsk.jumps.dates.decimal_years`).
 ``--json OUT`` writes the answer as JSON, ``--plot`` a figure; progress goes to stderr
 (``--quiet`` silences it), results to stdout.
 
@@ -48,6 +49,7 @@ from pymc_vsk.arguments import (
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
+from pymc_vsk.jumps.dates import decimal_years
 from pymc_vsk.progress import bars, report
 
 if TYPE_CHECKING:  # the NUTS path imports PyMC when used: the segment model does not need it
@@ -63,7 +65,6 @@ __all__ = [
     "Detection",
     "InputError",
     "add_arguments",
-    "decimal_years",
     "default_location_range",
     "detect_jumps",
     "main",
@@ -102,11 +103,11 @@ def read_xy(
     """Read the numeric columns ``x`` and ``y`` of a CSV file with a header row, sorted by x.
 
     ``x`` may also hold dates in ISO 8601 form (``2001-03-31``, ``2001-03``, with a time of
-    day or not): they are read as decimal years (:func:`decimal_years`), and a notice on
-    stderr says so. Blank lines are skipped; other columns may hold anything. Rows whose
-    ``y`` is missing (an empty cell or a marker such as ``NA``) are left out, and a notice
-    on stderr says how many and on which lines: a series with gaps is analysed on the
-    values it has.
+    day or not): they are read as decimal years
+    (:func:`~pymc_vsk.jumps.dates.decimal_years`), and a notice on stderr says so. Blank
+    lines are skipped; other columns may hold anything. Rows whose ``y`` is missing (an
+    empty cell or a marker such as ``NA``) are left out, and a notice on stderr says how many
+    and on which lines: a series with gaps is analysed on the values it has.
 
     Parameters
     ----------
@@ -340,41 +341,6 @@ def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
         file=sys.stderr,
     )
     return years
-
-
-def decimal_years(dates: pd.Series) -> np.ndarray:
-    """Dates as decimal years, evenly spaced where the dates are.
-
-    Dates at midnight with at most one per calendar month (monthly, quarterly or yearly
-    data, whatever the day of the month) are ``year + (month - 1) / 12``, so that every month
-    is 1/12 apart; other dates (daily, weekly, with times of day) are the first year plus the
-    days since its 1 January over 365.25, so that every day is as long. Either way a season
-    of whole months or days stays a whole number of steps.
-
-    Parameters
-    ----------
-    dates : pandas.Series of datetime64
-
-    Returns
-    -------
-    array of float
-
-    Examples
-    --------
-    >>> decimal_years(pd.to_datetime(pd.Series(["2001-01-31", "2001-02-28", "2001-07-31"])))
-    array([2001.        , 2001.08333333, 2001.5       ])
-    >>> decimal_years(pd.to_datetime(pd.Series(["2001-01-01", "2001-01-02", "2001-07-02"])))
-    array([2001.        , 2001.00273785, 2001.49828884])
-    """
-    dates = pd.to_datetime(dates)
-    if dates.dt.tz is not None:
-        dates = dates.dt.tz_convert("UTC").dt.tz_localize(None)
-    year, month = dates.dt.year.to_numpy(), dates.dt.month.to_numpy()
-    months = 12 * year + month - 1
-    if (dates == dates.dt.normalize()).all() and len(np.unique(months)) == len(months):
-        return months / 12.0
-    first = pd.Timestamp(year=int(year.min()), month=1, day=1)
-    return year.min() + (dates - first).dt.total_seconds().to_numpy() / (365.25 * 86400.0)
 
 
 def _numbers(path: Path, column: str, cells: pd.Series) -> np.ndarray:

@@ -24,6 +24,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.special import logsumexp
 
 from pymc_vsk.diagnostics import Diagnostics, diagnose
+from pymc_vsk.jumps.dates import decimal_years, is_dates
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.seasons import find_period
 from pymc_vsk.jumps.segments import SegmentModel, matern52_kernel, sample_partitions
@@ -216,7 +217,9 @@ def find_jumps(
     Parameters
     ----------
     x, y : array, shape (n,)
-        Inputs and observations, any order and units; ties in x are allowed.
+        Inputs and observations, any order and units; ties in x are allowed. Dates
+        (``datetime64``, pandas datetimes) are read as decimal years
+        (:func:`~pymc_vsk.jumps.dates.decimal_years`), the units of the answer's locations.
     n_jumps : int, optional
         Fix the number of jumps; by default it is decided by ``decision``.
     max_jumps : int, optional
@@ -446,7 +449,7 @@ def _best_f1_count(
 
 
 def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:
-    x = np.asarray(x, dtype=float).ravel()
+    x = decimal_years(x) if is_dates(x) else np.asarray(x, dtype=float).ravel()
     y = np.asarray(y, dtype=float).ravel()
     if x.shape != y.shape:
         raise ValueError(f"x has {x.size} values and y {y.size}; pass one y per x.")
