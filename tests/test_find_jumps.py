@@ -588,6 +588,24 @@ def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
     assert any(abs(c - 60) <= 2 for c in mean_variance_pelt(10 * y - 4))
 
 
+def test_a_series_too_long_for_memory_is_refused_before_any_work(monkeypatch, tmp_path, capsys):
+    from pymc_vsk.jumps import detection
+
+    x = np.arange(3000.0)
+    monkeypatch.setattr(detection, "physical_memory", lambda: 0.05 * 2.0**30)
+    with pytest.raises(MemoryError, match=r"3000 observations need about 0\.13 GiB") as err:
+        find_jumps(x, np.sin(x))
+    assert "machine's 0.05 GiB" in str(err.value) and "shorter stretch" in str(err.value)
+    # the command prints it as a usage error (exit status 2), no traceback
+    monkeypatch.setattr(detection, "physical_memory", lambda: 2.0**20)
+    path = tmp_path / "long.csv"
+    path.write_text("t,v\n" + "".join(f"{t},{np.sin(t)}\n" for t in x[:400]))
+    assert main(["detect-jumps", str(path), "--x", "t", "--y", "v", "--quiet"]) == 2
+    assert "400 observations need about" in capsys.readouterr().err
+    monkeypatch.undo()
+    assert detection.physical_memory() > 2.0**27  # the real figure, on this machine
+
+
 def test_dates_are_read_as_decimal_years():
     """Monthly dates (numpy, pandas, with a time zone) give the answer of their decimal
     years, year + (month - 1)/12: the season is found on them as on the numbers."""

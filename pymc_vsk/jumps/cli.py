@@ -855,7 +855,7 @@ def main(args: argparse.Namespace) -> int:
                     warp=not args.no_warp,
                     season=not args.no_season,
                 )
-            except ValueError as err:
+            except (ValueError, MemoryError) as err:
                 raise InputError(str(err)) from None
     except InputError as err:
         print(f"pymc-vsk detect-jumps: error: {err}", file=sys.stderr)
