@@ -588,6 +588,14 @@ def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
     assert any(abs(c - 60) <= 2 for c in mean_variance_pelt(10 * y - 4))
 
 
+def test_values_that_are_not_numbers_are_named():
+    dates = pd.Series([f"2000-{m:02d}-01" for m in range(1, 13)] * 3)
+    with pytest.raises(ValueError, match=r"x must hold numbers \(dates: pass them as datetimes"):
+        find_jumps(dates, np.arange(36.0))
+    with pytest.raises(ValueError, match="y must hold numbers; it holds 'n/a'"):
+        find_jumps(np.arange(36.0), [1.0] * 35 + ["n/a"])
+
+
 def test_a_series_too_long_for_memory_is_refused_before_any_work(monkeypatch, tmp_path, capsys):
     from pymc_vsk.jumps import detection
 

@@ -31,9 +31,7 @@ def is_dates(x: object) -> bool:
     (True, False)
     """
     dtype = getattr(x, "dtype", None)
-    if dtype is None:
-        dtype = np.asarray(x).dtype
-    return isinstance(dtype, pd.DatetimeTZDtype) or np.issubdtype(dtype, np.datetime64)
+    return pd.api.types.is_datetime64_any_dtype(np.asarray(x).dtype if dtype is None else dtype)
 
 
 def decimal_years(dates: pd.Series) -> np.ndarray:

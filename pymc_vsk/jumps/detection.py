@@ -450,9 +450,21 @@ def _best_f1_count(
     return best_k
 
 
+def _numbers(values: object, name: str) -> np.ndarray:
+    """``values`` as a flat float array, or an error that shows one value that is not."""
+    try:
+        return np.asarray(values, dtype=float).ravel()
+    except (TypeError, ValueError):
+        cells = pd.Series(np.asarray(values, dtype=object).ravel())
+        bad = cells[pd.to_numeric(cells, errors="coerce").isna() & cells.notna()]
+        hint = " (dates: pass them as datetimes, e.g. pandas.to_datetime(x))" if name == "x" else ""
+        shown = f"; it holds {bad.iloc[0]!r}" if len(bad) else ""
+        raise ValueError(f"{name} must hold numbers{hint}{shown}.") from None
+
+
 def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:
-    x = decimal_years(x) if is_dates(x) else np.asarray(x, dtype=float).ravel()
-    y = np.asarray(y, dtype=float).ravel()
+    x = decimal_years(x) if is_dates(x) else _numbers(x, "x")
+    y = _numbers(y, "y")
     if x.shape != y.shape:
         raise ValueError(f"x has {x.size} values and y {y.size}; pass one y per x.")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
