@@ -20,6 +20,7 @@ import re
 import numpy as np
 
 __all__ = [
+    "APPROXIMATE",
     "DENSE_COPIES",
     "check_dense",
     "get_memory_limit",
@@ -69,7 +70,16 @@ def set_memory_limit(limit: int | str | None) -> None:
     _limit = None if limit is None else (_parse(limit) if isinstance(limit, str) else int(limit))
 
 
-def check_dense(n: int, m: int, what: str, copies: int = DENSE_COPIES) -> None:
+#: What to do instead of a dense GP on many points (the default advice of :func:`check_dense`).
+APPROXIMATE = (
+    "For many points use an approximation: pm.gp.MarginalApprox (VFE/FITC) with inducing points "
+    "on both sides of each jump, or pymc_vsk.hsgp.LiftedHSGP."
+)
+
+
+def check_dense(
+    n: int, m: int, what: str, copies: int = DENSE_COPIES, fix: str = APPROXIMATE
+) -> None:
     """Raise ``MemoryError`` if ``copies`` dense n × m float64 arrays exceed the limit.
 
     Parameters
@@ -80,6 +90,8 @@ def check_dense(n: int, m: int, what: str, copies: int = DENSE_COPIES) -> None:
         What needs the arrays, for the message.
     copies : int, default DENSE_COPIES
         Number of arrays of that shape alive at once.
+    fix : str, default APPROXIMATE
+        What to do instead, for the message.
 
     Raises
     ------
@@ -90,10 +102,8 @@ def check_dense(n: int, m: int, what: str, copies: int = DENSE_COPIES) -> None:
     limit = get_memory_limit()
     if need > limit:
         raise MemoryError(
-            f"{what} needs dense {n} x {m} matrices: about {need / 1024**3:.1f} GiB for a log "
-            f"density and its gradient, above the limit of {limit / 1024**3:.1f} GiB. For many "
-            "points use an approximation: pm.gp.MarginalApprox (VFE/FITC) with inducing points "
-            "on both sides of each jump, or pymc_vsk.hsgp.LiftedHSGP. To allow it anyway, "
+            f"{what} needs dense {n} x {m} matrices: about {need / 1024**3:.1f} GiB ({copies} "
+            f"at once), above the limit of {limit / 1024**3:.1f} GiB. {fix} To allow it anyway, "
             "raise the limit: pymc_vsk.memory.set_memory_limit('16G') or PYMC_VSK_MEMORY_LIMIT."
         )
 

@@ -597,21 +597,25 @@ def test_values_that_are_not_numbers_are_named():
 
 
 def test_a_series_too_long_for_memory_is_refused_before_any_work(monkeypatch, tmp_path, capsys):
-    from pymc_vsk.jumps import detection
+    """The package's dense-memory guard (pymc_vsk.memory), with the fix for a long series."""
+    from pymc_vsk.memory import get_memory_limit, set_memory_limit
 
-    x = np.arange(3000.0)
-    monkeypatch.setattr(detection, "physical_memory", lambda: 0.05 * 2.0**30)
-    with pytest.raises(MemoryError, match=r"3000 observations need about 0\.13 GiB") as err:
-        find_jumps(x, np.sin(x))
-    assert "machine's 0.05 GiB" in str(err.value) and "shorter stretch" in str(err.value)
-    # the command prints it as a usage error (exit status 2), no traceback
-    monkeypatch.setattr(detection, "physical_memory", lambda: 2.0**20)
-    path = tmp_path / "long.csv"
-    path.write_text("t,v\n" + "".join(f"{t},{np.sin(t)}\n" for t in x[:400]))
-    assert main(["detect-jumps", str(path), "--x", "t", "--y", "v", "--quiet"]) == 2
-    assert "400 observations need about" in capsys.readouterr().err
-    monkeypatch.undo()
-    assert detection.physical_memory() > 2.0**27  # the real figure, on this machine
+    assert get_memory_limit() == 2 * 2**30  # the default: 11 584 observations fit
+    x = np.arange(6000.0)
+    monkeypatch.setattr(segments, "segment_evidence", None)  # no work may start
+    set_memory_limit(0.3 * 2**30)
+    try:
+        with pytest.raises(MemoryError, match=r"6000 observations .* about 0\.5 GiB") as err:
+            find_jumps(x, np.sin(x))
+        assert "limit of 0.3 GiB" in str(err.value) and "shorter stretch" in str(err.value)
+        # the command prints it as a usage error (exit status 2), no traceback
+        set_memory_limit("1M")
+        path = tmp_path / "long.csv"
+        path.write_text("t,v\n" + "".join(f"{t},{np.sin(t)}\n" for t in x[:400]))
+        assert main(["detect-jumps", str(path), "--x", "t", "--y", "v", "--quiet"]) == 2
+        assert "Jump detection on 400 observations" in capsys.readouterr().err
+    finally:
+        set_memory_limit(None)
 
 
 def test_dates_are_read_as_decimal_years():

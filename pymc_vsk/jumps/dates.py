@@ -34,7 +34,7 @@ def is_dates(x: object) -> bool:
     return pd.api.types.is_datetime64_any_dtype(np.asarray(x).dtype if dtype is None else dtype)
 
 
-def decimal_years(dates: pd.Series) -> np.ndarray:
+def decimal_years(dates: pd.Series | pd.DatetimeIndex | np.ndarray) -> np.ndarray:
     """Dates as decimal years, evenly spaced where the dates are.
 
     Dates at midnight with at most one per calendar month (monthly, quarterly or yearly
