@@ -20,7 +20,8 @@ Real series, with where their change points come from:
 * Mauna Loa CO₂, weekly 1958–2001 (statsmodels, missing weeks dropped; 2 225 points): trend
   and season, no documented change point.
 
-Transcribed into ``benchmarks/data`` from R packages (GPL; the values as published there):
+Transcribed into ``benchmarks/data`` from R packages (GPL; the values as published there,
+``strucchange``'s read from its ``.rda`` files):
 
 * ``uk_driver_deaths``: car drivers killed or seriously injured in Great Britain, monthly
   1969–1984 (R ``datasets::UKDriverDeaths``); the compulsory seat-belt law of 31 January
@@ -46,6 +47,20 @@ Transcribed into ``benchmarks/data`` from R packages (GPL; the values as publish
   ``activ`` column marks the beaver's activity outside its retreat from the 39th reading on
   (Venables and Ripley, *Modern Applied Statistics with S*, fit it as AR(1) noise about a
   level that shifts there). Minutes since the first reading; the change at minute 380.
+* ``real_interest_rate``: the US ex-post real interest rate (three-month treasury bill less
+  CPI inflation), quarterly 1961Q1–1986Q3 (``strucchange::RealInt``); the three breaks of
+  its mean dated by Bai and Perron (2003, Table 1), 1966Q4, 1972Q3 and 1980Q3 (the last
+  quarter of each regime; the annotation holds the first quarter of the next).
+* ``djia_returns``: weekly log returns (× 100) of the Dow Jones Industrial Average,
+  July 1971–August 1974 (``strucchange::DJIA``, from Hsu, 1979); the rise of their variance
+  in March 1973, the 90th return (Hsu, 1979; the break ``strucchange`` dates in its squared
+  returns).
+* ``boston_youth_homicides``: youth homicides in Boston per month, 1992–May 1998
+  (``strucchange::BostonHomicide``, from Piehl et al., 2003); Operation Ceasefire, begun in
+  the late spring of 1996: the change annotated from June 1996.
+* ``german_m1``: log real M1 per capita of Germany, quarterly 1961–1995
+  (``strucchange::GermanM1``, from Lütkepohl et al., 1999); the monetary unification of
+  1 June 1990: the change annotated from 1990Q3.
 * ``lynx``: Canadian lynx trappings 1821–1934 (``datasets::lynx``): cycles, no documented
   change point.
 
@@ -111,6 +126,10 @@ TRANSCRIBED: list[tuple[str, str, str, list[list[float]]]] = [
     ("melsyd_economy", "week", "economy", [[112.0, 120.0, 247.0, 260.0]]),
     ("boston_marathon", "year", "minutes", [[1924.0]]),
     ("beaver_temperature", "minute", "temperature", [[380.0]]),
+    ("real_interest_rate", "quarter", "rate", [[1967.0, 1972.75, 1980.75]]),
+    ("djia_returns", "week", "log_return", [[90.0]]),
+    ("boston_youth_homicides", "month", "homicides", [[1996 + 5 / 12]]),
+    ("german_m1", "quarter", "log_m1", [[1990.5]]),
     ("lynx", "year", "trapped", [[]]),
     ("air_passengers", "month", "passengers", [[]]),
     ("uk_gas", "quarter", "gas", [[]]),

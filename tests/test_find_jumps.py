@@ -573,6 +573,28 @@ def test_the_benchmark_runs_and_refuses_an_unknown_series(tmp_path, capsys):
     assert "--skip: no real series named no_such_series" in capsys.readouterr().err
 
 
+def test_the_annotated_breaks_of_the_strucchange_series_are_their_published_dates():
+    """The real interest rate's three breaks are Bai and Perron's (2003) least-squares breaks
+    of its mean with segments of at least 15 quarters, 1966Q4, 1972Q3 and 1980Q3 (the last
+    quarter of each regime); the Dow Jones returns' is the least-squares break of their
+    squares with segments of at least 15 % of the returns (the variance rose in March 1973),
+    found here with ruptures' exact dynamic programming."""
+    import ruptures as rpt
+
+    from benchmarks.jumps_real import real_series
+
+    series = {s.name: s for s in real_series()}
+    rate = series["real_interest_rate"]
+    ends = rpt.Dynp(model="l2", min_size=15, jump=1).fit(rate.y).predict(n_bkps=3)[:-1]
+    assert rate.annotations == [ends]
+    assert rate.x[np.array(ends) - 1].tolist() == [1966.75, 1972.5, 1980.5]
+    djia = series["djia_returns"]
+    squares = djia.y**2
+    size = int(0.15 * len(squares))
+    ends = rpt.Dynp(model="l2", min_size=size, jump=1).fit(squares).predict(n_bkps=1)[:-1]
+    assert djia.annotations == [ends]
+
+
 def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
     from benchmarks.jumps_real import MeanVarianceCost, mean_variance_pelt
 
