@@ -50,10 +50,15 @@ class Diagnostics:
         return not self.problems
 
     def as_dict(self) -> dict:
-        """``{"max_rhat", "min_ess_bulk", "divergences"}`` as plain numbers (for JSON)."""
+        """``{"max_rhat", "min_ess_bulk", "divergences"}`` as plain numbers (for JSON); None
+        where a value is not defined (r̂ of a single chain), as JSON has no NaN."""
+
+        def number(value: float) -> float | None:
+            return float(value) if np.isfinite(value) else None
+
         return {
-            "max_rhat": float(self.table["r_hat"].max()),
-            "min_ess_bulk": float(self.table["ess_bulk"].min()),
+            "max_rhat": number(self.table["r_hat"].max()),
+            "min_ess_bulk": number(self.table["ess_bulk"].min()),
             "divergences": int(self.divergences),
         }
 

@@ -149,14 +149,21 @@ def test_missing_column_suggests_a_close_name(tmp_path, capsys):
     )
 
 
-def test_semicolon_separated_file_gets_a_hint(tmp_path, capsys):
-    text = GOOD.replace(",", ";")
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_semicolon_separated_file_gets_a_hint(tmp_path, capsys, sep):
+    text = GOOD.replace(",", sep)
     assert_input_error(
         capsys,
         [write(tmp_path, text), "--x", "t", "--y", "v"],
-        "its columns are: 't;v;note'",
+        "its columns are: 't.{1,2}v.{1,2}note'",
         "separated by something other than commas",
     )
+    # a header whose one field is close to the column asked for gets the same hint
+    text = "index;value\n" + "".join(f"{i};{i % 3}\n" for i in range(8))
+    err = assert_input_error(
+        capsys, [write(tmp_path, text, "b.csv"), "--x", "index", "--y", "value"]
+    )
+    assert "separated by something other than commas" in err and "Did you mean" not in err
 
 
 def test_duplicate_column_name(tmp_path, capsys):
@@ -261,6 +268,55 @@ def test_rows_without_a_y_are_left_out_with_a_notice(tmp_path, capsys):
         read_xy(write(tmp_path, text), "t", "v")
 
 
+def test_a_blank_date_is_named_as_an_empty_cell_on_its_line(tmp_path, capsys):
+    days = pd.date_range("1990-01-31", periods=12, freq="ME").strftime("%Y-%m-%d").tolist()
+    days[4] = ""
+    text = "date,v\n" + "".join(f"{d},{i % 4}\n" for i, d in enumerate(days))
+    assert_input_error(
+        capsys,
+        [write(tmp_path, text), "--x", "date", "--y", "v"],
+        r"line 6, column 'date': an empty cell; delete the row or fill in the value",
+    )
+
+
+def test_too_few_rows_for_a_jump_get_a_notice(tmp_path, capsys):
+    text = "t,v\n" + "".join(f"{i},{v}\n" for i, v in enumerate([1.0, 1.2, 0.9, 5.0, 5.1]))
+    status, out, err = run_cli(
+        capsys, write(tmp_path, text), "--x", "t", "--y", "v", "--plot", tmp_path / "f.png"
+    )
+    assert status in (0, NOT_CONVERGED) and "number of jumps: 0" in out
+    assert "5 observations leave no room for a jump (3 are needed on each side" in err
+
+
+def test_output_paths_that_cannot_be_written_are_refused_before_any_work(tmp_path, capsys):
+    data = write(tmp_path, GOOD)
+    argv = [data, "--x", "t", "--y", "v"]
+    assert_input_error(capsys, [*argv, "--json", tmp_path], "is a directory; give a file name")
+    assert_input_error(
+        capsys, [*argv, "--json", data / "out.json"], r"data.csv is a file, not a directory"
+    )
+    assert_input_error(
+        capsys, [*argv, "--plot", tmp_path / "f.xyz"], r"matplotlib cannot save '.xyz' figures"
+    )
+    assert not (tmp_path / "f.xyz").exists()
+
+
+def test_the_answer_is_written_when_the_default_figure_cannot_be(tmp_path, capsys, monkeypatch):
+    """Where the figure's default place (the current directory) cannot take it, the command
+    says so and writes the answer all the same."""
+    data = write(tmp_path, GOOD)
+    here = tmp_path / "cwd"
+    (here / "data-jumps.png").mkdir(parents=True)  # a directory where the figure would go
+    monkeypatch.chdir(here)
+    answer = tmp_path / "out.json"
+    status, out, err = run_cli(
+        capsys, data, "--x", "t", "--y", "v", "--json", answer, "--draws", "100", "--chains", "2"
+    )
+    assert status in (0, NOT_CONVERGED)
+    assert "the figure is not saved (give --plot PATH" in err and "saved" in out
+    assert json.loads(answer.read_text())["n_jumps"] >= 0
+
+
 def test_too_few_rows_for_the_number_of_jumps(tmp_path, capsys):
     path = write(tmp_path, GOOD)
     assert_input_error(
@@ -305,7 +361,15 @@ def test_marginal_method_takes_one_jump(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    "flag, value", [("--draws", "0"), ("--jumps", "two"), ("--lower", "nan"), ("--method", "x")]
+    "flag, value",
+    [
+        ("--draws", "0"),
+        ("--jumps", "two"),
+        ("--lower", "nan"),
+        ("--method", "x"),
+        ("--chains", "1"),  # r̂ compares chains
+        ("--seed", "-1"),
+    ],
 )
 def test_bad_arguments_are_rejected_by_argparse(tmp_path, capsys, flag, value):
     with pytest.raises(SystemExit) as exit_info:

@@ -610,6 +610,37 @@ def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
     assert any(abs(c - 60) <= 2 for c in mean_variance_pelt(10 * y - 4))
 
 
+def test_a_long_gap_in_x_fits_no_season_and_the_step_is_found():
+    """Two runs of readings far apart (a day apart, or 10⁹ units): the season's grid would
+    hold more missing nodes than observations (it used to be allocated, all 10⁹ of them), so
+    no season is fitted and the step within the first run is found."""
+    rng = np.random.default_rng(seed(53))
+    y = np.where(np.arange(100) < 25, 0.0, 4.0) + rng.normal(size=100)
+    for gap in (1440.0, 1e9):
+        x = np.r_[np.arange(50.0), gap + np.arange(50.0)]
+        assert find_period(x, y) is None
+        post = find_jumps(x, y, draws=100, chains=2)
+        assert [round(j.location, 1) for j in post.jumps][:1] == [24.5]
+
+
+def test_one_chain_gives_json_without_nan():
+    """r̂ is not defined for one chain: the answer's JSON says null, as JSON has no NaN."""
+    rng = np.random.default_rng(seed(54))
+    post = find_jumps(np.arange(40.0), rng.normal(size=40), draws=100, chains=1)
+    text = json.dumps(post.as_dict(), allow_nan=False)
+    assert json.loads(text)["diagnostics"]["max_rhat"] is None
+
+
+def test_the_summary_tells_places_apart_at_the_resolution_of_x():
+    """Seconds since 1970, a reading a minute: the places print to the second, not as
+    1.60002e+09 for every one."""
+    rng = np.random.default_rng(seed(55))
+    x = 1.6e9 + 60.0 * np.arange(60)
+    post = find_jumps(x, np.where(np.arange(60) < 30, 0.0, 5.0) + rng.normal(size=60))
+    assert f"at {x[29] + 30:.10g}" in post.summary()
+    assert "1600001770" in post.summary()
+
+
 def test_values_that_are_not_numbers_are_named():
     dates = pd.Series([f"2000-{m:02d}-01" for m in range(1, 13)] * 3)
     with pytest.raises(ValueError, match=r"x must hold numbers \(dates: pass them as datetimes"):

@@ -146,6 +146,11 @@ def test_location_posterior_summaries_from_gap_probabilities():
     lo, hi = post.eti(0.94)
     assert lo == pytest.approx(0.25 + 0.25 * 0.03 / 0.97) and hi == pytest.approx(0.5)
     assert "credible gaps span [0.25, 0.5]" in post.summary()
+    # a number gives a number (the command's JSON takes float() of the median), an array an array
+    assert np.ndim(post.quantile(0.5)) == 0 and float(post.quantile(0.5)) == pytest.approx(
+        0.25 + 0.25 * 0.5 / 0.97
+    )
+    assert post.quantile([0.25, 0.5]).shape == (2,)
 
 
 def test_location_posterior_from_relaxation_draws():

@@ -37,11 +37,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.figure import Figure
 
 from pymc_vsk.arguments import (
     add_quiet_option,
     finite_float,
+    int_in,
     non_negative_int,
     positive_int,
     probability,
@@ -50,6 +52,7 @@ from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
 from pymc_vsk.jumps.dates import decimal_years
+from pymc_vsk.jumps.formatting import digits_for
 from pymc_vsk.progress import bars, report
 
 if TYPE_CHECKING:  # the NUTS path imports PyMC when used: the segment model does not need it
@@ -299,13 +302,13 @@ def _column_index(path: Path, header: list[str], name: str, flag: str) -> int:
     close = difflib.get_close_matches(name, header, n=1) or [
         c for c in header if c.lower() == name.lower()
     ]
-    if close:
-        message += f". Did you mean {close[0]!r}?"
-    elif len(header) == 1 and any(sep in header[0] for sep in ";\t|"):
+    if len(header) == 1 and any(sep in header[0] for sep in ";\t|"):
         message += (
             ". The header has one field: is the file separated by something other than "
             "commas? Save it with commas."
         )
+    elif close:
+        message += f". Did you mean {close[0]!r}?"
     raise InputError(message)
 
 
@@ -328,8 +331,12 @@ def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
         return _numbers(path, column, cells)
     except InputError as err:
         text = cells.str.strip()
-        if _missing(cells).any() or text.map(_is_number).any():
-            raise  # an empty cell, or numbers mixed with something else: the number's error
+        missing = _missing(cells)
+        if missing.any():  # dates or numbers: the first empty cell is the problem
+            k = int(np.argmax(missing))
+            raise InputError(_missing_cell(path, column, cells, k)) from None
+        if text.map(_is_number).any():
+            raise  # numbers mixed with something else: the number's error
         try:
             when = pd.to_datetime(text, format="ISO8601")
         except (ValueError, TypeError, OverflowError):
@@ -343,6 +350,16 @@ def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
     return years
 
 
+def _missing_cell(path: Path, column: str, cells: pd.Series, k: int) -> str:
+    """The message for the empty (or missing-value) cell at position k of a column."""
+    text = cells.iloc[k].strip() if isinstance(cells.iloc[k], str) else ""
+    what = f"the missing-value marker {text!r}" if text else "an empty cell"
+    return (
+        f"{path}, line {cells.index[k]}, column {column!r}: {what}; delete the row or fill in "
+        "the value."
+    )
+
+
 def _numbers(path: Path, column: str, cells: pd.Series) -> np.ndarray:
     """The cells of one column as floats (pandas), or an error naming the first bad cell."""
     text = cells.str.strip()
@@ -354,10 +371,7 @@ def _numbers(path: Path, column: str, cells: pd.Series) -> np.ndarray:
     k = int(np.argmax(bad))
     line, cell, value = cells.index[k], cells.iloc[k], values[k]
     if missing[k]:
-        what = "an empty cell" if not text.iloc[k] else f"the missing-value marker {text.iloc[k]!r}"
-        raise InputError(
-            f"{path}, line {line}, column {column!r}: {what}; delete the row or fill in the value."
-        )
+        raise InputError(_missing_cell(path, column, cells, k))
     if np.isnan(value):
         raise InputError(
             f"{path}, line {line}, column {column!r}: {cell!r} is not a number; use plain "
@@ -436,11 +450,12 @@ class Detection:
         str
         """
         post = posterior(self.idata)
+        d = digits_for(self.x)
         lines = [
-            f"{len(self.x)} observations, x in [{self.x.min():.6g}, {self.x.max():.6g}]; "
+            f"{len(self.x)} observations, x in [{self.x.min():.{d}g}, {self.x.max():.{d}g}]; "
             f"{len(self.locations)} jump(s), method {self.method!r}, "
             f"{post.sizes['chain']} chains × {post.sizes['draw']} draws; "
-            f"location prior uniform on [{self.lower:.6g}, {self.upper:.6g}]"
+            f"location prior uniform on [{self.lower:.{d}g}, {self.upper:.{d}g}]"
         ]
         for k, loc in enumerate(self.locations, 1):
             lines.append(f"jump {k}: {loc.summary(prob)}")
@@ -738,7 +753,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="draws per chain (and NUTS tuning steps) (default 1000)",
     )
     parser.add_argument(
-        "--chains", type=positive_int, default=4, metavar="C", help="chains (default 4)"
+        "--chains",
+        type=int_in(2),
+        default=4,
+        metavar="C",
+        help="chains, at least 2: r̂ compares them (default 4)",
     )
     parser.add_argument(
         "--target-accept",
@@ -746,7 +765,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="P",
         help="NUTS target acceptance rate, for --method smooth|marginal (default 0.8)",
     )
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, metavar="S", help="random seed (default 0)"
+    )
     parser.add_argument(
         "--lower",
         type=finite_float,
@@ -779,6 +800,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where to save the figure (default: <csv name>-jumps.png in the current directory)",
     )
     add_quiet_option(parser)
+
+
+def _check_writable(path: Path, flag: str, figure: bool = False) -> None:
+    """Refuse, before any work, an output path that cannot be written (a directory, a place
+    without write permission, a figure format matplotlib does not know); the directories
+    leading to it are created."""
+    if figure:
+        kinds = FigureCanvasBase.get_supported_filetypes()
+        if path.suffix and path.suffix[1:].lower() not in kinds:
+            raise InputError(
+                f"--{flag} {path}: matplotlib cannot save {path.suffix!r} figures; use one of "
+                + ", ".join(f".{k}" for k in sorted(kinds))
+                + "."
+            )
+    if path.is_dir():
+        raise InputError(f"--{flag} {path} is a directory; give a file name in it.")
+    blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise InputError(f"--{flag} {path}: {blocking} is a file, not a directory.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        with path.open("ab"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as err:
+        raise InputError(
+            f"--{flag} {path}: cannot be written ({err.strerror or err}); give a path in a "
+            "directory you can write to."
+        ) from None
 
 
 def main(args: argparse.Namespace) -> int:
@@ -820,9 +872,31 @@ def main(args: argparse.Namespace) -> int:
                 "--target-accept tunes NUTS (--method smooth|marginal); the default method "
                 "draws exactly and has no such setting."
             )
+        if args.json is not None:
+            _check_writable(args.json, "json")
+        figure = args.plot if args.plot is not None else Path(f"{args.csv.stem}-jumps.png")
+        if args.plot is not None:
+            _check_writable(args.plot, "plot", figure=True)
+        else:
+            try:
+                _check_writable(figure, "plot", figure=True)
+            except InputError:  # the default place: the answer matters more than the figure
+                print(
+                    f"pymc-vsk detect-jumps: cannot write {figure} in the current directory; "
+                    "the figure is not saved (give --plot PATH to save it elsewhere).",
+                    file=sys.stderr,
+                )
+                figure = None
         k_min = args.jumps if args.jumps is not None else 0
         report(f"detect-jumps: reading {args.csv}")
         x, y = read_xy(args.csv, args.x, args.y, min_rows=MIN_ROWS_PER_SEGMENT * (k_min + 1))
+        if args.jumps is None and len(x) < 2 * MIN_ROWS_PER_SEGMENT:
+            print(
+                f"pymc-vsk detect-jumps: {len(x)} observations leave no room for a jump "
+                f"({MIN_ROWS_PER_SEGMENT} are needed on each side of one); the answer is "
+                "no jump.",
+                file=sys.stderr,
+            )
         if nuts:
             report(f"sampling the VSK GP with {args.jumps} jump(s) by NUTS")
             result: Detection | JumpPosterior = detect_jumps(
@@ -865,14 +939,13 @@ def main(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
         print(f"saved {args.json}")
-    path = args.plot if args.plot is not None else Path(f"{args.csv.stem}-jumps.png")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if nuts:
-        fig = plot_detection(result, x_label=args.x, y_label=args.y)
-    else:
-        fig = plot_jump_posterior(result, x_label=args.x, y_label=args.y)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    print(f"saved {path}")
+    if figure is not None:
+        if nuts:
+            fig = plot_detection(result, x_label=args.x, y_label=args.y)
+        else:
+            fig = plot_jump_posterior(result, x_label=args.x, y_label=args.y)
+        fig.savefig(figure, dpi=120, bbox_inches="tight")
+        print(f"saved {figure}")
     if not result.diagnostics.ok:
         print(
             "pymc-vsk detect-jumps: the draws did not pass the diagnostics "

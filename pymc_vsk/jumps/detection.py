@@ -25,6 +25,7 @@ from scipy.special import logsumexp
 
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.jumps.dates import decimal_years, is_dates
+from pymc_vsk.jumps.formatting import digits_for
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.seasons import find_period
 from pymc_vsk.jumps.segments import SegmentModel, matern52_kernel, sample_partitions
@@ -139,8 +140,9 @@ class JumpPosterior:
     def summary(self) -> str:
         """The count probabilities, each jump and the diagnostics, as text."""
         ks = ", ".join(f"P(K={k}) = {p:.3f}" for k, p in enumerate(self.p_n_jumps) if p >= 5e-4)
+        d = digits_for(self.x)
         lines = [
-            f"{len(self.x)} observations, x in [{self.x[0]:.6g}, {self.x[-1]:.6g}]",
+            f"{len(self.x)} observations, x in [{self.x[0]:.{d}g}, {self.x[-1]:.{d}g}]",
             f"number of jumps: {self.n_jumps}   ({ks})",
         ]
         if len(self.models) > 1:
@@ -154,14 +156,14 @@ class JumpPosterior:
         for k, jump in enumerate(self.jumps, 1):
             lo, hi = jump.interval
             lines.append(
-                f"jump {k}: at {jump.location:.6g}, {PROB:.0%} interval [{lo:.6g}, {hi:.6g}], "
-                f"P(a jump there) = {jump.probability:.3f}"
+                f"jump {k}: at {jump.location:.{d}g}, {PROB:.0%} interval "
+                f"[{lo:.{d}g}, {hi:.{d}g}], P(a jump there) = {jump.probability:.3f}"
             )
         wild = self.outliers
         if len(wild):
             lines.append(
                 "left out as gross errors (wild values, not jumps): x = "
-                + ", ".join(f"{v:.6g}" for v in wild)
+                + ", ".join(f"{v:.{d}g}" for v in wild)
             )
         lines += ["", "diagnostics of the draws:", str(self.diagnostics)]
         return "\n".join(lines)
@@ -249,8 +251,9 @@ def find_jumps(
         of a·y + b (a ≠ 0) is that of y, so the answer is the same in any units.
         False models y as it is.
     season : bool, default True
-        For regularly spaced x (missing observations allowed), also fit the model to y (and
-        to its warp) less one seasonal profile for the whole series, with the period the
+        For regularly spaced x (missing observations allowed, up to half of the grid), also
+        fit the model to y (and to its warp) less one seasonal profile for the whole series,
+        with the period the
         data show best (:func:`~pymc_vsk.jumps.seasons.find_period`), weighed by the
         evidence with the Schwarz penalty of the profile's effects
         (:class:`~pymc_vsk.jumps.seasons.Season`): every segment then shares the season, so

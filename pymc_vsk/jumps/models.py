@@ -48,6 +48,7 @@ from pytensor.tensor.variable import TensorVariable
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points, posterior
 from pymc_vsk.fitting import record_units
+from pymc_vsk.jumps.formatting import digits_for
 from pymc_vsk.lifting import kernel_from_sq_dist, scaled_sq_dist
 from pymc_vsk.likelihood import gaussian_logp, gaussian_logp_from_cholesky
 from pymc_vsk.memory import check_dense
@@ -188,12 +189,13 @@ class LocationPosterior:
             return np.quantile(self.draws, q)
         widths = self.gaps.right - self.gaps.left
         cum = np.concatenate([[0.0], np.cumsum(self.probs)])
+        shape = np.shape(q)  # a number gives a 0-d array, as np.quantile does
         q = np.atleast_1d(q)
         g = np.clip(np.searchsorted(cum, q, side="right") - 1, 0, len(widths) - 1)
         frac = np.where(
             self.probs[g] > 0, (q - cum[g]) / np.where(self.probs[g] > 0, self.probs[g], 1), 0
         )
-        return self.gaps.left[g] + np.clip(frac, 0, 1) * widths[g]
+        return (self.gaps.left[g] + np.clip(frac, 0, 1) * widths[g]).reshape(shape)
 
     @property
     def mean(self) -> float:
@@ -268,10 +270,11 @@ class LocationPosterior:
         lo, hi = self.interval(prob)
         elo, ehi = self.eti(prob)
         best = int(np.argmax(self.probs))
+        d = digits_for(np.r_[self.gaps.left, self.gaps.right], least=4)
         return (
-            f"location: mean {self.mean:.4g}; {prob:.0%} ETI [{elo:.4g}, {ehi:.4g}]; "
-            f"{prob:.0%} credible gaps span [{lo:.4g}, {hi:.4g}] "
-            f"(most probable gap ({self.gaps.left[best]:.4g}, {self.gaps.right[best]:.4g}] "
+            f"location: mean {self.mean:.{d}g}; {prob:.0%} ETI [{elo:.{d}g}, {ehi:.{d}g}]; "
+            f"{prob:.0%} credible gaps span [{lo:.{d}g}, {hi:.{d}g}] "
+            f"(most probable gap ({self.gaps.left[best]:.{d}g}, {self.gaps.right[best]:.{d}g}] "
             f"with p = {self.probs[best]:.3f})"
         )
 

@@ -28,13 +28,17 @@ def _grid(x: np.ndarray) -> tuple[np.ndarray, float] | None:
     """Positions of x on a regular grid and its spacing (the median step), or None when x is
     irregular.
 
-    Missing nodes are allowed (a skipped week); ties and nodes off the grid are not.
+    Missing nodes are allowed (a skipped week), up to half of the grid: a series with longer
+    gaps (two runs of readings a day apart) has no season to estimate. Ties and nodes off
+    the grid are not allowed.
     """
     steps = np.diff(x)
     if np.any(steps <= 0):
         return None
     h = float(np.median(steps))
     t = (x - x[0]) / h
+    if t[-1] + 1 > 2 * len(x):
+        return None
     index = np.rint(t)
     if np.max(np.abs(t - index)) > 0.1:
         return None
