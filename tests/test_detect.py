@@ -418,10 +418,14 @@ def test_detects_the_jump_in_a_synthetic_csv(tmp_path, capsys, method):
         path,
         *("--x", "position", "--y", "signal", "--method", method, "--jumps", "1"),
         *("--draws", "150", "--chains", "2", "--seed", seed(3), "--plot", plot),
+        *("--json", tmp_path / "answer.json"),
     )
     # 2 × 150 draws cannot reach ESS 400: the run says so (status 3) and still reports
     assert status == 0 or (status == NOT_CONVERGED and "more --draws" in err), err
-    assert f"{n} observations" in out and "diagnostics:" in out and "r_hat" in out
+    # stdout holds the results only: the sampler's progress goes to stderr
+    assert out.startswith(f"{n} observations") and "diagnostics:" in out and "r_hat" in out
+    answer = json.loads((tmp_path / "answer.json").read_text())
+    assert answer["n_jumps"] == 1 and 0.3 < answer["jumps"][0]["location"] < 0.6
     match = re.search(r"jump 1: location: .* credible gaps span \[([-\d.e]+), ([-\d.e]+)\]", out)
     assert match, out
     lo, hi = map(float, match.groups())

@@ -26,6 +26,7 @@ exit status 2, as argparse does for bad arguments.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import io
 import json
@@ -589,7 +590,8 @@ def detect_jumps(
     tune = draws if tune is None else tune
     cost = len(inside) if method == "marginal" else 1  # "marginal": a factorisation per gap
     sampler = choose_sampler(len(x), draws, tune, chains, evaluation_cost=cost).sampler
-    with model, blas_threads(1):
+    # the samplers draw their progress on stdout; the command's stdout holds only the results
+    with model, blas_threads(1), contextlib.redirect_stdout(sys.stderr):
         idata = pm.sample(
             draws=draws,
             tune=tune,
