@@ -189,13 +189,15 @@ def test_same_column_for_x_and_y(tmp_path, capsys):
         ("", "an empty cell"),
         ("NA", "the missing-value marker 'NA'"),
         ("nan", "the missing-value marker 'nan'"),
+        ("#N/A", "the missing-value marker '#N/A'"),  # spreadsheets
+        (".", "the missing-value marker '.'"),  # SAS, Stata
         ("inf", "'inf' is not finite"),
     ],
 )
 def test_bad_value_names_line_and_column(tmp_path, capsys, cell, pattern):
     text = GOOD.replace("0.4,3.1,f", f"0.4,{cell},f")
     patterns = [r"line 7, column 'v'", pattern] if pattern else [r"line 7: 4 field\(s\)"]
-    missing = cell in ("", "NA", "nan")
+    missing = cell in ("", "NA", "nan", "#N/A", ".")
     # a missing y leaves its row out (next test); a missing x is an error, as is any y
     # without drop_missing
     argv = [write(tmp_path, text), "--x", "v", "--y", "t"] if missing else None

@@ -80,7 +80,7 @@ __all__ = [
 #: Fewest rows per segment between jumps: a level and a noise estimate need a few each.
 MIN_ROWS_PER_SEGMENT = 3
 #: Cells read as missing values (compared case-insensitively after stripping blanks).
-MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "-"})
+MISSING = frozenset({"", "na", "n/a", "#n/a", "nan", "null", "none", "-", "."})
 #: Credible mass of the reported location intervals.
 PROB = 0.94
 #: Points of the prediction grid in the figure.
@@ -122,7 +122,8 @@ def read_xy(
     min_rows : int, default 6
         Fewest data rows accepted (after leaving out the rows without a ``y``).
     drop_missing : bool, default True
-        Leave out rows whose ``y`` is missing; ``False`` makes them an error.
+        Leave out rows whose ``y`` is missing (an empty cell, or a marker of :data:`MISSING`:
+        NA, n/a, #N/A, nan, null, none, - or .); ``False`` makes them an error.
 
     Returns
     -------
