@@ -254,8 +254,10 @@ def build_model(
     * kernel distances, stationary ones included (:class:`pymc_vsk.covariance.ExactDistances`),
       are summed from coordinate differences (x − x')/ℓ, exact at any offset b;
     * the jitter is relative to sd(y)²;
-    * the scale sd(y) of the mean is recorded for :func:`pymc_vsk.fit_map`, which optimises in
-      coordinates free of units.
+    * a random constant mean is sampled and optimised as z = (m − mean(y)) / sd(y)
+      (:class:`pymc_vsk.priors.Standardized`; its draws are m, in the user's units), so that
+      the samplers' initial jitter is a few sd(y) in any units; the scale sd(y) of the mean is
+      recorded for :func:`pymc_vsk.fit_map`, which optimises in coordinates free of units.
 
     Examples
     --------
@@ -300,7 +302,8 @@ def build_model(
         # ``cov * σ_f²`` rather than ``σ_f² * cov``: the tensor's ``__mul__`` would first try
         # to convert the kernel to a tensor, building an error message from its repr, which
         # evaluates the kernel's parameters (a compilation) before giving up.
-        gp = Marginal(mean_func=mean_function(mean, specs), cov_func=cov * sigma_f**2)
+        units = (float(np.mean(y_np)), y_scale(y_np)) if standardize else None
+        gp = Marginal(mean_func=mean_function(mean, specs, units), cov_func=cov * sigma_f**2)
         gp.marginal_likelihood(name, X=X_data, y=y_data, sigma=sigma_n, jitter=jitter)
     scales = {"mean": y_scale(y_np)} if standardize else {}
     record_units(model, scales, cov if isinstance(cov, VSK) else None)

@@ -35,6 +35,8 @@ import scipy.spatial
 import scipy.special
 from pymc.distributions.distribution import SymbolicRandomVariable
 from pymc.distributions.shape_utils import change_dist_size
+from pymc.distributions.transforms import _default_transform
+from pymc.logprob.transforms import Transform
 from pytensor.tensor.random.op import RandomVariable
 
 from pymc_vsk.kernels import kernel_class, make_base_kernel
@@ -43,6 +45,7 @@ __all__ = [
     "MEAN_TYPES",
     "PARAMETERS",
     "PriorSpec",
+    "Standardized",
     "base_kernel",
     "default_priors",
     "flat_priors",
@@ -371,7 +374,41 @@ def check_mean(mean: str | PriorSpec) -> None:
         )
 
 
-def mean_function(mean: str | PriorSpec, specs: Mapping[str, PriorSpec]) -> pm.gp.mean.Mean:
+class Standardized(Transform):
+    """The unconstrained value of a variable in units of the data: z = (m − c) / s.
+
+    A constant mean in the user's units is sampled and optimised as z, so that the samplers'
+    first steps and initial jitter (±1 or ±2 in the unconstrained space) are ±1 or ±2 sd(y),
+    whatever the units of y: on y of order 10⁻¹² a jitter of ±1 in m itself lies 10¹² sds
+    away. Its log Jacobian is the constant ``log s``.
+
+    Parameters
+    ----------
+    center, scale : float
+        c and s > 0 (the mean and sd of y).
+    """
+
+    name = "standardized"
+    ndim_supp = 0
+
+    def __init__(self, center: float, scale: float) -> None:
+        self.center, self.scale = float(center), float(scale)
+
+    def forward(self, value: pt.TensorVariable, *inputs: object) -> pt.TensorVariable:
+        return (value - self.center) / self.scale
+
+    def backward(self, value: pt.TensorVariable, *inputs: object) -> pt.TensorVariable:
+        return self.center + self.scale * value
+
+    def log_jac_det(self, value: pt.TensorVariable, *inputs: object) -> pt.TensorVariable:
+        return pt.zeros_like(value) + np.log(self.scale)
+
+
+def mean_function(
+    mean: str | PriorSpec,
+    specs: Mapping[str, PriorSpec],
+    units: tuple[float, float] | None = None,
+) -> pm.gp.mean.Mean:
     """The mean function: a constant m with a prior, a fixed constant, or zero.
 
     Parameters
@@ -381,6 +418,9 @@ def mean_function(mean: str | PriorSpec, specs: Mapping[str, PriorSpec]) -> pm.g
         mean; a number, tensor or ``.dist()``: a constant mean with that fixed value or prior.
     specs : dict
         Prior specifications (:func:`resolve_priors`).
+    units : (center, scale), optional
+        The mean and sd of y: a random mean whose prior has unbounded support is then sampled
+        in these units (:class:`Standardized`), the same in any units of y.
 
     Returns
     -------
@@ -391,4 +431,7 @@ def mean_function(mean: str | PriorSpec, specs: Mapping[str, PriorSpec]) -> pm.g
         if mean == "zero":
             return pm.gp.mean.Zero()
         mean = specs["mean"]
+    if units is not None and is_dist(mean) and _default_transform(mean.owner.op, mean) is None:
+        model = pm.modelcontext(None)
+        return pm.gp.mean.Constant(model.register_rv(mean, "mean", transform=Standardized(*units)))
     return pm.gp.mean.Constant(parameter("mean", mean, nonnegative=False))

@@ -22,6 +22,7 @@ from pymc_vsk import VSK, build_model, fit_map, predict, targets
 from pymc_vsk.covariance import NegligibleScalingWarning
 from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.scaling import Disk, Jump, numeric_value
+from tests.conftest import seed
 
 #: (a, c) pairs: scales of x and of y, with offsets b = 3a + 1 and d = -2c + 5.
 SCALES = [(1e-6, 1.0), (1e6, 1.0), (1.0, 1e-6), (1.0, 1e6), (3.7e-4, 2.2e5), (2.5e5, 4e-5)]
@@ -154,6 +155,40 @@ def test_marginal_jump_model_is_the_same_in_other_units():
         probs.append(numeric_value(model["y_gap_probs"], p))
     assert probs[0].max() > 10 / len(probs[0])  # the data pick gaps: a test that can fail
     np.testing.assert_allclose(probs[1], probs[0], atol=1e-6)
+
+
+def test_nuts_is_the_same_on_y_of_order_1e_minus_12():
+    """Every chain finds the posterior of σ_n and the mean on y × 10⁻¹² + 5·10⁻¹², as on y.
+
+    The constant mean is sampled in units of sd(y) (:class:`pymc_vsk.priors.Standardized`):
+    sampled in the user's units, nutpie's initial jitter put it 10¹² sds away and one chain
+    stayed in a mode with 30 times the noise (σ_n 0.71 instead of 0.027 on this data).
+    """
+    X = np.linspace(0, 1, 40)[:, None]
+    y = targets.jump(X) + 0.05 * np.random.default_rng(seed(61)).normal(size=40)
+    medians = []
+    for c, d in ((1.0, 0.0), (1e-12, 5e-12)):
+        model, _ = build_model(X, c * y + d, psi=Jump(0.5))
+        with model:
+            idata = pm.sample(
+                draws=200,
+                tune=200,
+                chains=2,
+                nuts_sampler="nutpie",
+                random_seed=3,
+                progressbar=False,
+            )
+        post = idata.posterior
+        medians.append(
+            (
+                post["sigma_n"].median("draw").values / c,
+                (post["mean"].median("draw").values - d) / c,
+            )
+        )
+    (noise, mean), (noise_c, mean_c) = medians
+    # within a factor of 2: the failure was a factor of 30
+    assert np.all((noise_c > np.median(noise) / 2) & (noise_c < 2 * np.median(noise))), noise_c
+    np.testing.assert_allclose(mean_c, np.median(mean), atol=0.5)
 
 
 def test_jitter_is_relative_to_the_data_and_shared_with_prediction():
