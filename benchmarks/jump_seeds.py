@@ -31,6 +31,10 @@ The series (each a function of a seeded generator, shared with the tests):
   steps between neighbours are 0, which no setting was chosen on.
 * ``kink``: 80 yearly values 1950–2029, noise sd 1, flat until a random year in the middle
   half, then rising by ``rise`` noise sds per decade: a change of the trend without a step.
+* ``smooth_season``: monthly (6 to 10 years) or weekly (156 to 400 weeks) values with a
+  smooth season (a yearly wave and its first overtone, amplitude 1 to 3 noise sds), a random
+  trend and 0 to 3 steps of 1.5 to 4 noise sds, as the synthetic series of
+  ``benchmarks/jumps_real.py``.
 """
 
 from __future__ import annotations
@@ -47,8 +51,9 @@ import numpy as np
 import ruptures as rpt
 from scipy.signal import lfilter
 
-from benchmarks.jumps_real import option_value
+from benchmarks.jumps_real import option_value, piecewise_smooth
 from pymc_vsk.jumps import JumpPosterior, find_jumps
+from pymc_vsk.jumps.scores import covering, f1_score
 from pymc_vsk.jumps.seasons import find_period
 
 
@@ -369,6 +374,50 @@ def wild(options: dict) -> None:
             )
 
 
+def smooth_seasonal(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[int], int]:
+    """A monthly or weekly series with a smooth season and 0 to 3 steps; also its steps and
+    its period."""
+    period = int(rng.choice([12, 52]))
+    n = int(rng.integers(6 * period, 10 * period)) if period == 12 else int(rng.integers(156, 401))
+    x, y, steps = piecewise_smooth(rng, n, int(rng.integers(0, 4)), "trend")
+    t = np.arange(n)
+    wave = np.sin(2 * np.pi * t / period + rng.uniform(0, 2 * np.pi)) + 0.4 * np.sin(
+        4 * np.pi * t / period + rng.uniform(0, 2 * np.pi)
+    )
+    return x, y + rng.uniform(1.0, 3.0) * wave, steps, period
+
+
+def smooth_season(options: dict) -> None:
+    """F1 and covering of the answers on 24 series with a smooth season."""
+    rng = np.random.default_rng(123)
+    rows = []
+    for _ in range(24):
+        x, y, steps, period = smooth_seasonal(rng)
+        post = find_jumps(x, y, draws=200, chains=2, **options)
+        found = np.searchsorted(x, [j.location for j in post.jumps]).tolist()
+        truth = [steps]
+        rows.append(
+            (
+                period,
+                len(steps),
+                post.n_jumps,
+                f1_score(truth, found, 5),
+                covering(truth, found, len(x)),
+            )
+        )
+    for period in (12, 52):
+        mine = [r for r in rows if r[0] == period]
+        print(
+            f"smooth season of period {period}, {len(mine)} series: (true, found) counts "
+            f"{dict(Counter((r[1], r[2]) for r in mine))}, F1 {np.mean([r[3] for r in mine]):.3f}, "
+            f"covering {np.mean([r[4] for r in mine]):.3f}"
+        )
+    print(
+        f"all 24: F1 {np.mean([r[3] for r in rows]):.3f}, covering "
+        f"{np.mean([r[4] for r in rows]):.3f}"
+    )
+
+
 SWEEPS = {
     "no_jump": no_jump,
     "steps": steps,
@@ -382,6 +431,7 @@ SWEEPS = {
     "kinks": kinks,
     "discrete": discrete,
     "wild": wild,
+    "smooth_season": smooth_season,
 }
 
 

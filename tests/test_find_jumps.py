@@ -493,10 +493,39 @@ def test_season_is_the_classical_decomposition_of_statsmodels():
     for period in (4, 7, 12):
         t = np.arange(100)
         y = 2 * np.sin(2 * np.pi * t / period) + 0.05 * t + rng.normal(size=100)
-        season = Season(1990 + t / period, y, period)
+        season = Season(1990 + t / period, y, period, harmonics=period // 2)
         reference = seasonal_decompose(y, model="additive", period=period).seasonal
         np.testing.assert_allclose(season.effects, reference[:period], atol=1e-12)
         np.testing.assert_allclose(season(1990 + t / period), reference, atol=1e-9)
+
+
+def test_a_smooth_season_keeps_its_few_harmonics_and_pays_for_them_alone():
+    """A weekly sine: one harmonic is kept (2 effects in the penalty, not 51), and the
+    profile is the least-squares fit of that harmonic to y less its moving average; a
+    profile of random effects keeps all its harmonics."""
+    rng = np.random.default_rng(seed(43))
+    t = np.arange(52 * 6)
+    y = 2 * np.sin(2 * np.pi * t / 52 + 0.4) + 0.01 * t + rng.normal(size=t.size)
+    season = Season(t.astype(float), y, 52)
+    assert season.harmonics == 1
+    n, candidates = t.size, min(120, t.size // 3) - 1
+    np.testing.assert_allclose(season.penalty, np.log(n) + np.log(candidates) + np.log(26))
+    classical = Season(t.astype(float), y, 52, harmonics=26)
+    assert season.gain > classical.gain + 20
+    # the least-squares sine and cosine of the detrended y (all phases seen equally often)
+    design = np.column_stack([np.sin(2 * np.pi * t / 52), np.cos(2 * np.pi * t / 52)])
+    from statsmodels.tsa.seasonal import seasonal_decompose
+
+    residual = y - seasonal_decompose(y, model="additive", period=52).trend
+    inside = np.isfinite(residual)
+    coef, *_ = np.linalg.lstsq(design[inside], residual[inside], rcond=None)
+    np.testing.assert_allclose(season(t[:52].astype(float)), design[:52] @ coef, atol=1e-9)
+    profile = rng.normal(size=12)
+    t = np.arange(120)
+    y = 3 * profile[t % 12] + 0.3 * rng.normal(size=t.size)
+    assert Season(t.astype(float), y, 12).harmonics == 6
+    with pytest.raises(ValueError, match="1 to 6 harmonics"):
+        Season(t.astype(float), y, 12, harmonics=7)
 
 
 def test_find_period_finds_the_season_not_its_multiples_nor_one_in_noise():
@@ -519,6 +548,25 @@ def test_find_period_finds_the_season_not_its_multiples_nor_one_in_noise():
     ]
     assert sum(p is not None for p in found) <= 3, found
     assert find_period(np.sort(rng.uniform(0, 10, 100)), rng.normal(size=100)) is None
+
+
+def test_a_quarterly_season_that_mostly_alternates_is_found_whole():
+    """A yearly profile of quarters whose largest part alternates from one quarter to the
+    next: a moving average over two quarters keeps half of the yearly wave, so period 2
+    alone gained the most (on all 20 seeds of this test before the nested comparison;
+    Germany's quarterly M1 was read that way). Weighed against period 2 on y less the
+    yearly moving average, period 4 wins on all 300 seeds measured.
+    """
+    rng = np.random.default_rng(seed(42))
+    t = np.arange(120)
+    for _ in range(10):
+        profile = np.array([1.5, -1.0, 1.0, -1.5])
+        y = 0.02 * t + np.cumsum(0.1 * rng.normal(size=120)) + profile[t % 4]
+        y = y + 0.3 * rng.normal(size=120)
+        assert find_period(t.astype(float), y) == 4
+        assert Season(t.astype(float), y, 4).gain_over(2) > 0
+    with pytest.raises(ValueError, match="does not divide"):
+        Season(t.astype(float), y, 4).gain_over(3)
 
 
 def test_a_jump_in_a_seasonal_series_is_found():
@@ -546,6 +594,29 @@ def test_a_jump_in_a_seasonal_series_is_found():
         p0_without.append(find_jumps(x, y, draws=100, chains=2, season=False).p_n_jumps[0])
     assert found >= 4 and twelve >= 4
     assert np.mean(p0) < np.mean(p0_without), (p0, p0_without)
+
+
+def test_a_step_under_a_smooth_weekly_season_is_found():
+    """Six years of weekly values, a yearly wave of amplitude 3, a slight trend, unit noise
+    and a step of 3.5 at a random week in the middle. The season keeps its one harmonic and
+    pays 2 effects, not the 51 of the classical profile: over 12 seeds the step was found
+    within a week on all 12, with P(K = 0) at most 0.001. With the classical profile
+    (before) it was found on 8 of 12, with a median P(K = 0) of 0.17.
+    """
+    p0, found, smooth = [], 0, 0
+    t = np.arange(312)
+    for s in seeds(*range(50, 58)):
+        rng = np.random.default_rng(s)
+        c = int(rng.integers(100, 212))
+        wave = 3 * np.sin(2 * np.pi * t / 52 + rng.uniform(0, 2 * np.pi))
+        y = wave + 0.02 * t + 3.5 * (t >= c) + rng.normal(size=t.size)
+        x = 2000 + t / 52
+        post = find_jumps(x, y, draws=100, chains=2)
+        season = post.model.season
+        smooth += season is not None and season.period == 52 and season.harmonics <= 3
+        found += any(abs(np.searchsorted(x, j.location) - c) <= 2 for j in post.jumps)
+        p0.append(post.p_n_jumps[0])
+    assert found >= 7 and smooth >= 6 and np.median(p0) < 0.05, (found, smooth, p0)
 
 
 def test_the_seed_sweeps_run(capsys):

@@ -5,10 +5,11 @@ Monthly, quarterly and weekly series repeat a pattern every year. The segment mo
 have to learn the season again, and a short length scale that follows the season also
 absorbs a shift of the level. The season of a series is instead one profile for the whole
 series (classical decomposition: the mean, per phase, of y less its centred moving average
-over one period), subtracted before the segments are fitted;
-:func:`~pymc_vsk.jumps.find_jumps` weighs the series with and without it by the evidence,
-the profile's ``period - 1`` free effects paid for by the Schwarz (1978) penalty
-``(period - 1) / 2 · log n``, and the choice of its period among ``m`` by ``log m``.
+over one period, smoothed to its lowest Fourier harmonics), subtracted before the segments
+are fitted; :func:`~pymc_vsk.jumps.find_jumps` weighs the series with and without it by the
+evidence, the profile's k free effects paid for by the Schwarz (1978) penalty
+``k / 2 · log n`` (k = 2 per harmonic, ``period - 1`` for all of them), the choice of its
+period among ``m`` by ``log m`` and that of its number of harmonics likewise.
 """
 
 from __future__ import annotations
@@ -49,10 +50,19 @@ def find_period(x: np.ndarray, y: np.ndarray) -> int | None:
     """The period, in observations, of the season of y, or None.
 
     Every period from 2 to :data:`MAX_PERIOD` (and at most a third of the series) is a candidate;
-    the period is the one whose profile (:class:`Season`) gains the most by the Schwarz
-    criterion, if it gains at all. A multiple of the period explains little more than the
-    period itself and pays for more effects, so the period itself wins. x must be regular
-    (missing nodes allowed).
+    the period is the one whose classical profile (:class:`Season` with all its harmonics)
+    gains the most by the Schwarz criterion, if it gains at all. (A profile of one or two
+    harmonics would find a period in most random walks: y less a moving average over the
+    period still wanders at that scale, and a single sine of that period fits the wander.)
+    A multiple of the period explains little more than the period itself and pays for more
+    effects, so the period itself wins. Each candidate's gain is measured on y less its own
+    moving average, which keeps part of a longer season (a moving average over two quarters
+    keeps half of a yearly wave): a divisor of the period can then gain the most. The winner
+    is therefore weighed against each of its multiples on the same footing, y less the
+    multiple's moving average, where its profile is the multiple's with fewer effects
+    (:meth:`Season.gain_over`, less log m for the choice among m multiples); the multiple
+    that gains the most, if any gains, is the period. x must be regular (missing nodes
+    allowed).
 
     Parameters
     ----------
@@ -77,10 +87,64 @@ def find_period(x: np.ndarray, y: np.ndarray) -> int | None:
     if grid is None:
         return None
     t = grid[0]
-    periods = range(2, min(MAX_PERIOD, (t[-1] + 1) // MIN_CYCLES) + 1)
-    gains = {p: Season(x, y, p).gain for p in periods}
-    best = max(gains, key=gains.__getitem__, default=None)
-    return best if best is not None and gains[best] > 0 else None
+    longest = min(MAX_PERIOD, (t[-1] + 1) // MIN_CYCLES)
+    seasons = {p: Season(x, y, p, harmonics=p // 2) for p in range(2, longest + 1)}
+    best = max(seasons, key=lambda p: seasons[p].gain, default=None)
+    if best is None or seasons[best].gain <= 0:
+        return None
+    # the choice among the m multiples has prior odds 1/m, as the period's among its candidates
+    multiples = range(2 * best, longest + 1, best)
+    nested = {q: seasons[q].gain_over(best) - np.log(len(multiples)) for q in multiples}
+    refined = max(nested, key=nested.__getitem__, default=None)
+    return refined if refined is not None and nested[refined] > 0 else best
+
+
+def _parameters(period: int, harmonics: int) -> int:
+    """Free effects of a profile of ``harmonics`` harmonics: two each (a sine and a cosine),
+    one for the highest harmonic of an even period; all of them hold ``period - 1``."""
+    return min(2 * harmonics, period - 1)
+
+
+def _profile(
+    t: np.ndarray, residual: np.ndarray, period: int, n: int, harmonics: int | None = None
+) -> tuple[np.ndarray, int, float]:
+    """The seasonal profile of ``residual`` with the Schwarz-best number of harmonics.
+
+    The classical profile (the mean of the residual per phase, centred) is smoothed by
+    keeping its lowest ``h`` Fourier harmonics, for every h from 1 to ``period // 2`` (all of
+    them: the classical profile itself), and the h that gains the most by the Schwarz
+    criterion, ``len(residual)/2 · log(Σ r² / Σ (r - s_h)²) - k_h/2 · log n`` with ``k_h``
+    free effects, is kept (or the given ``harmonics``).
+
+    Returns
+    -------
+    effects : array, shape (period,)
+        The profile, summing to zero over the phases.
+    harmonics : int
+    log_fit : float
+        ``len(residual)/2 · log(Σ r² / Σ (r - s)²) - k/2 · log n`` of the kept profile.
+    """
+    phase = t % period
+    counts = np.bincount(phase, minlength=period)
+    sums = np.bincount(phase, weights=residual, minlength=period)
+    means = sums / np.maximum(counts, 1)
+    coefficients = np.fft.rfft(means - means.mean())
+    total = max(float(residual @ residual), 1e-300)
+    choices = range(1, period // 2 + 1) if harmonics is None else [harmonics]
+    best: tuple[np.ndarray, int, float] | None = None
+    for h in choices:
+        kept = coefficients.copy()
+        kept[h + 1 :] = 0.0
+        effects = np.fft.irfft(kept, n=period)
+        # Σ (r - s)² from the sums per phase: Σ r² - 2 Σ_φ sums_φ s_φ + Σ_φ counts_φ s_φ²
+        rest = total - 2.0 * float(sums @ effects) + float(counts @ effects**2)
+        log_fit = 0.5 * len(residual) * np.log(
+            max(total / max(rest, 1e-300), 1.0)
+        ) - 0.5 * _parameters(period, h) * np.log(n)
+        if best is None or log_fit > best[2]:
+            best = (effects, h, log_fit)
+    assert best is not None
+    return best
 
 
 class Season:
@@ -92,20 +156,31 @@ class Season:
         Sorted, regular inputs (missing nodes allowed) and observations.
     period : int
         Period in observations (:func:`find_period`).
+    harmonics : int, optional
+        Keep this many of the profile's lowest Fourier harmonics (``period // 2``: the
+        classical profile, as statsmodels' ``seasonal_decompose``); by default the number
+        that gains the most by the Schwarz criterion. A season is mostly smooth (a yearly
+        wave, a summer peak): a weekly profile of 52 free effects pays 25.5 · log n in the
+        criterion, its three lowest harmonics 3 · log n.
 
     Attributes
     ----------
     effects : array, shape (period,)
         Seasonal effect of each phase, in units of y, summing to zero over the phases.
+    harmonics : int
+        The number of harmonics kept.
     penalty : float
-        ``(period - 1) / 2 · log n + log m``: the Schwarz penalty of the effects, and the
-        prior odds of one period among the ``m`` that :func:`find_period` tries.
+        ``k/2 · log n + log m + log(period // 2)``: the Schwarz penalty of the profile's k free
+        effects (:func:`_parameters`), the prior odds of one period among the ``m`` that
+        :func:`find_period` tries, and of its number of harmonics (when chosen).
     gain : float
         How much the profile explains of y less its moving average, by the Schwarz criterion:
         ``n/2 · log(Σ r² / Σ (r - s)²) - penalty``, r the detrended y and s the profile.
     """
 
-    def __init__(self, x: np.ndarray, y: np.ndarray, period: int) -> None:
+    def __init__(
+        self, x: np.ndarray, y: np.ndarray, period: int, harmonics: int | None = None
+    ) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         grid = _grid(x)
@@ -113,6 +188,11 @@ class Season:
             raise ValueError("a season needs regularly spaced x (missing nodes allowed).")
         t, self.step = grid
         self.period = int(period)
+        if harmonics is not None and not 1 <= harmonics <= self.period // 2:
+            raise ValueError(
+                f"a season of period {self.period} has 1 to {self.period // 2} harmonics; "
+                f"got {harmonics}."
+            )
         self.x0 = float(x[0])
         # centred moving average over one period (2 × period for an even one), where its
         # window lies inside the series; missing nodes leave their weight out
@@ -133,17 +213,38 @@ class Season:
         )
         n = len(y)
         candidates = max(1, min(MAX_PERIOD, (t[-1] + 1) // MIN_CYCLES) - 1)
-        t, y = t[inside], y[inside]
-        phase = t % self.period
-        residual = y - trend[t]
-        counts = np.bincount(phase, minlength=self.period)
-        sums = np.bincount(phase, weights=residual, minlength=self.period)
-        effects = sums / np.maximum(counts, 1)
-        self.effects = effects - effects.mean()
-        self.penalty = 0.5 * (self.period - 1) * np.log(n) + np.log(candidates)
-        rest = residual - self.effects[phase]
-        explained = float(residual @ residual) / max(float(rest @ rest), 1e-300)
-        self.gain = 0.5 * len(y) * np.log(max(explained, 1.0)) - self.penalty
+        t = t[inside]
+        residual = y[inside] - trend[t]
+        self._t, self._residual, self._n = t, residual, n
+        self.effects, self.harmonics, log_fit = _profile(t, residual, self.period, n, harmonics)
+        choice = np.log(self.period // 2) if harmonics is None else 0.0
+        self.penalty = (
+            0.5 * _parameters(self.period, self.harmonics) * np.log(n) + np.log(candidates) + choice
+        )
+        self.gain = log_fit - np.log(candidates) - choice
+
+    def gain_over(self, divisor: int) -> float:
+        """Schwarz gain of this profile over the profile of a divisor of its period.
+
+        Both are fitted to y less this season's moving average (which removes the seasons
+        of both periods), each with its own best number of harmonics:
+        ``n/2 · log(Σ (r - s_d)² / Σ (r - s)²) - (k - k_d)/2 · log n``, with k and k_d their
+        free effects. Positive when the longer profile's extra effects pay for themselves.
+
+        Parameters
+        ----------
+        divisor : int
+            A divisor of ``period``.
+
+        Returns
+        -------
+        float
+        """
+        if self.period % divisor:
+            raise ValueError(f"{divisor} does not divide the period {self.period}.")
+        _, _, shorter = _profile(self._t, self._residual, divisor, self._n, divisor // 2)
+        _, _, longer = _profile(self._t, self._residual, self.period, self._n, self.harmonics)
+        return longer - shorter
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """Seasonal effect at x, interpolated linearly between phases (periodically)."""
