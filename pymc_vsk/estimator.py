@@ -15,6 +15,7 @@ grid that changes the model, not once per fold.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
@@ -33,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points, posterior
-from pymc_vsk.fitting import MapResult, fit_map, recorded_units
+from pymc_vsk.fitting import MapResult, MultimodalWarning, fit_map
 from pymc_vsk.kernels import kernel_class
 from pymc_vsk.models import build_model, set_data
 from pymc_vsk.prediction import Prediction, Predictor
@@ -222,15 +223,26 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
             refuse.
         """
         self._check_params()
+        # copies, as scikit-learn's GPs keep (copy_X_train): the shared model swaps back to
+        # these arrays whenever this estimator predicts, whatever the caller did to its own
         X, y = validate_data(
-            self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=3, order="C"
+            self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=3, order="C", copy=True
         )
-        y = np.ascontiguousarray(y, dtype=np.float64)  # validate_data converts X only
-        shared = _shared_model(self._key(X.shape[1]), self, X, y)
+        y = np.array(y, dtype=np.float64, order="C")  # validate_data converts X only
+        shared = _shared_model(self._key(X.shape[1], y), self, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         with shared.using(X, y):
             if self.method == "map":
-                self.map_: MapResult = fit_map(shared.model, n_starts=self.n_starts, seed=seed)
+                self.map_: MapResult = fit_map(
+                    shared.model, n_starts=self.n_starts, seed=seed, warn=False
+                )
+                if self.map_.multimodal:  # one text: shown once per line of the caller's
+                    warnings.warn(
+                        "MAP starts reached different optima; the best is used "
+                        "(estimator.map_.summary() lists them).",
+                        MultimodalWarning,
+                        stacklevel=2,
+                    )
                 values = {n: np.asarray(v) for n, v in self.map_.point.items()}
             else:
                 self.idata_: xr.DataTree = self._sample(shared.model, len(y), seed)
@@ -301,13 +313,18 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
                 "give them fixed values, or build the model with pymc_vsk.build_model."
             )
 
-    def _key(self, width: int) -> Hashable:
+    def _key(self, width: int, y: np.ndarray) -> Hashable:
+        """What a shared model must have in common with this fit: the configuration, and
+        the scale of y within a factor of 4 (the mean is sampled in units of the sd(y) the
+        model was built with: NUTS's first steps, ±2 such units, must be a few sds of the
+        data now)."""
         return (
             width,
             kernel_class(self.kernel),
             _fingerprint(self.psi),
             self.priors,
             bool(self.standardize),
+            round(float(np.log(y_scale(y)) / np.log(4.0))) if self.standardize else None,
         )
 
     # -- prediction ---------------------------------------------------------------------------
@@ -411,7 +428,7 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         shared = getattr(self, "_shared", None)
         if shared is None:  # unpickled: find or build the model again
             shared = _shared_model(
-                self._key(self.n_features_in_), self, self.X_train_, self.y_train_
+                self._key(self.n_features_in_, self.y_train_), self, self.X_train_, self.y_train_
             )
             self._shared = shared
             self.model_, self.gp_ = shared.model, shared.gp
@@ -492,8 +509,6 @@ class _SharedModel:
                 },
                 model=self.model,
             )
-        if self.standardize:  # the scale fit_map divides the mean by (as build_model records)
-            recorded_units(self.model).scales["mean"] = y_scale(y)
         self.current = (X, y)
 
 

@@ -48,7 +48,7 @@ from pymc_vsk.caching import cache_entries, cached
 from pymc_vsk.covariance import psi_reach, warn_if_negligible
 from pymc_vsk.lifting import psi_columns
 from pymc_vsk.memory import keep_large_temporaries
-from pymc_vsk.priors import node_scales, y_scale
+from pymc_vsk.priors import Standardized, node_scales, y_scale
 from pymc_vsk.progress import detail
 from pymc_vsk.scaling import NUMPY_MODE, numeric_value
 from pymc_vsk.validation import not_positive_definite, require_float64
@@ -322,8 +322,14 @@ def _preconditioner(model: pm.Model, objective: _Objective) -> np.ndarray:
     parts = []
     for name, size in zip(objective._names_in, objective.sizes, strict=True):
         rv = value_to_rv.get(name)
-        untransformed = rv is not None and model.rvs_to_transforms.get(rv) is None
-        scale = scales.get(rv.name, 1.0) if untransformed else 1.0
+        transform = None if rv is None else model.rvs_to_transforms.get(rv)
+        if rv is not None and transform is None:
+            scale = scales.get(rv.name, 1.0)
+        elif isinstance(transform, Standardized):
+            # in units of the data the model was built with: of the data now, after set_data
+            scale = scales.get(rv.name, transform.scale) / transform.scale
+        else:
+            scale = 1.0
         parts.append(np.full(size, float(scale)))
     return np.concatenate(parts) if parts else np.ones(0)
 
@@ -561,6 +567,7 @@ def fit_map(
             "fixed. Predict directly with point={} (pymc_vsk.predict(gp, Xnew, point={})), or "
             "give a parameter a prior."
         )
+    _check_starts(model, n_starts, starts)
     objective = compiled_objective(model, mode)
     y = _observed_values(model)
     objective.prepare(int(np.shape(y)[0]) if y is not None and np.ndim(y) else 1)
@@ -586,6 +593,27 @@ def fit_map(
         )
     _check_reach(model, result.point)
     return result
+
+
+def _check_starts(
+    model: pm.Model, n_starts: int, starts: Sequence[Mapping[str, Any]] | None
+) -> None:
+    """A ValueError for no starts, or a start that names no free variable of the model."""
+    if starts is None:
+        if isinstance(n_starts, bool) or int(n_starts) != n_starts or n_starts < 1:
+            raise ValueError(f"n_starts must be a whole number >= 1; got {n_starts!r}.")
+        return
+    if len(starts) == 0:
+        raise ValueError("starts is empty: pass at least one start, or starts=None.")
+    known = {rv.name for rv in model.free_RVs} | {v.name for v in model.value_vars}
+    for i, start in enumerate(starts):
+        unknown = sorted(set(start) - known)
+        if unknown:
+            raise ValueError(
+                f"start {i} names {', '.join(map(repr, unknown))}, not a free variable of the "
+                f"model; its free variables are "
+                f"{', '.join(repr(rv.name) for rv in model.free_RVs)}."
+            )
 
 
 def _run_starts(

@@ -30,19 +30,21 @@ import pytensor.tensor as pt
 import scipy.spatial
 
 from pymc_vsk.covariance import VSK, exact_distances
-from pymc_vsk.fitting import record_units
+from pymc_vsk.fitting import record_units, recorded_units
 from pymc_vsk.kernels import is_radial
 from pymc_vsk.likelihood import Marginal, MarginalNormal, gaussian_logp
 from pymc_vsk.memory import check_dense
 from pymc_vsk.priors import (
     PARAMETERS,
     PriorSpec,
+    Standardized,
     base_kernel,
     check_mean,
     default_priors,
     inverse_gamma_for_range,
     mean_function,
     node_scales,
+    positive_scale,
     resolve_priors,
     signal_and_noise,
     y_scale,
@@ -290,9 +292,9 @@ def build_model(
         y_data = pm.Data(f"{name}_data", y_np)
         cov = base_kernel(kernel, X_np.shape[1] + q, specs, ard)
         if standardize:  # read from the data containers, so set_data updates them
-            jitter = jitter * pt.square(_data_scale(pt.std(y_data)))
+            jitter = jitter * pt.square(positive_scale(pt.std(y_data)))
         if psi is not None:
-            s = _data_scale(pt.max(pt.ptp(X_data, axis=0))) if standardize else 1.0
+            s = positive_scale(pt.max(pt.ptp(X_data, axis=0))) if standardize else 1.0
             cov = VSK(cov, psi, psi_scale=s)
         elif standardize and _is_radial_instance(cov):
             cov = exact_distances(cov)
@@ -310,11 +312,6 @@ def build_model(
     return model, gp
 
 
-def _data_scale(value: pt.TensorVariable) -> pt.TensorVariable:
-    """A scale of the data (:func:`pymc_vsk.priors.x_scale`, ``y_scale``): 1 where it is 0."""
-    return pt.switch(pt.gt(value, 0.0), value, 1.0)
-
-
 def _is_radial_instance(cov: pm.gp.cov.Covariance) -> bool:
     return isinstance(cov, pm.gp.cov.Stationary) and is_radial(type(cov))
 
@@ -323,7 +320,12 @@ def set_data(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike, name: str = "y
     """Swap the training data of a :func:`build_model` model without rebuilding or recompiling.
 
     ``X`` and ``y`` may change length. They are checked as in :func:`build_model`. Priors
-    scaled to the data keep the scales of the data the model was built with.
+    scaled to the data keep the scales of the data the model was built with; the model's
+    own units (the jitter, ψ's scale) follow the new data, and :func:`pymc_vsk.fit_map`
+    optimises the mean in units of the new sd(y), so that a MAP fit is the same as that of
+    a model built on the new data with those priors. NUTS samples the mean in units of the
+    sd(y) the model was built with (:class:`pymc_vsk.priors.Standardized`): a warning says
+    so when the new sd differs by more than a factor of 4.
 
     Parameters
     ----------
@@ -345,3 +347,19 @@ def set_data(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike, name: str = "y
             f"X has {X_np.shape[1]} column(s) but the model was built for {old.shape[1]}."
         )
     pm.set_data({"X": X_np, f"{name}_data": y_np}, model=model)
+    scales = recorded_units(model).scales
+    if "mean" in scales:  # the scale fit_map divides the mean by, as build_model records it
+        scales["mean"] = y_scale(y_np)
+    mean = model.named_vars.get("mean")
+    transform = model.rvs_to_transforms.get(mean) if mean is not None else None
+    if isinstance(transform, Standardized):
+        ratio = y_scale(y_np) / transform.scale
+        if not 0.25 <= ratio <= 4.0:
+            warnings.warn(
+                f"The new y's sd is {ratio:.3g} times that of the data the model was built "
+                "with, and the model samples its mean in units of the old sd: fit_map "
+                "adapts to the new data, but NUTS's first steps would start many sds away. "
+                "For NUTS, build a new model on these data (build_model).",
+                UserWarning,
+                stacklevel=2,
+            )

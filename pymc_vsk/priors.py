@@ -54,6 +54,7 @@ __all__ = [
     "mean_function",
     "node_scales",
     "parameter",
+    "positive_scale",
     "resolve_priors",
     "signal_and_noise",
     "x_scale",
@@ -159,6 +160,12 @@ def y_scale(y: npt.ArrayLike) -> float:
     """
     sd = float(np.std(np.asarray(y, dtype=float)))
     return sd if sd > 0 else 1.0
+
+
+def positive_scale(value: pt.TensorLike) -> pt.TensorVariable:
+    """A scale of the data as a tensor (:func:`x_scale`, :func:`y_scale`): 1 where it is 0."""
+    value = pt.as_tensor_variable(value)
+    return pt.switch(pt.gt(value, 0.0), value, 1.0)
 
 
 def default_priors(X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, pt.TensorVariable]:
@@ -281,6 +288,7 @@ def parameter(
     shape: tuple[int, ...] | None = None,
     *,
     nonnegative: bool = True,
+    positive: bool = False,
 ) -> pt.TensorVariable | np.ndarray:
     """A model variable from a prior specification, in the model in context.
 
@@ -295,6 +303,8 @@ def parameter(
         Shape of a registered distribution (e.g. one length scale per lifted coordinate).
     nonnegative : bool, default True
         Whether a fixed value must be >= 0.
+    positive : bool, default False
+        Whether a fixed value must be > 0 (a length scale).
 
     Returns
     -------
@@ -307,6 +317,8 @@ def parameter(
     if isinstance(spec, pt.Variable):
         return spec
     value = np.asarray(spec, dtype=float)
+    if positive and not np.all(value > 0):
+        raise ValueError(f"A fixed {name} must be > 0; got {value.tolist()}.")
     if not np.all(np.isfinite(value)) or (nonnegative and np.any(value < 0)):
         bound = "finite and >= 0" if nonnegative else "finite"
         raise ValueError(f"A fixed {name} must be {bound}; got {value.tolist()}.")
@@ -340,7 +352,7 @@ def base_kernel(
     if isinstance(kernel, pm.gp.cov.Covariance):
         return kernel
     cls = kernel_class(kernel)
-    ls = parameter("ls", specs["ls"], (input_dim,) if ard else None)
+    ls = parameter("ls", specs["ls"], (input_dim,) if ard else None, positive=True)
     return make_base_kernel(cls, input_dim, ls)
 
 
@@ -385,7 +397,11 @@ class Standardized(Transform):
     Parameters
     ----------
     center, scale : float
-        c and s > 0 (the mean and sd of y).
+        c and s > 0 (the mean and sd of y). Numbers, fixed when the model is built: a graph
+        of the model's data would not survive PyMC's model transformations
+        (``freeze_dims_and_data``, ``pm.do``), which replace the data containers. After
+        ``set_data`` to data of another scale, :func:`pymc_vsk.fit_map` rescales its
+        coordinates by the new sd(y) / s.
     """
 
     name = "standardized"
