@@ -27,7 +27,14 @@ def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
     -------
     xarray.Dataset
     """
-    post = idata["posterior"]
+    try:
+        post = idata["posterior"]
+    except (KeyError, TypeError, IndexError):
+        raise TypeError(
+            f"Expected the draws of a sampler (a DataTree or InferenceData with a 'posterior' "
+            f"group, from pm.sample or nutpie); got {type(idata).__name__} without one. A MAP "
+            "fit (fit_map) has no draws to diagnose: its point is result.point."
+        ) from None
     return getattr(post, "dataset", post)
 
 

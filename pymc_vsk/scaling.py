@@ -167,6 +167,19 @@ class ScalingFunction:
 
     # -- evaluation ---------------------------------------------------------------------------
     @property
+    def columns_needed(self) -> int:
+        """The fewest columns X must have: one more than the highest column ψ reads."""
+        return int(getattr(self, "dim", 0)) + 1
+
+    def _check_columns(self, columns: int | None) -> None:
+        need = self.columns_needed
+        if columns is not None and columns < need:
+            raise ValueError(
+                f"{self!r} reads column {need - 1} of X, which has {columns} column(s): pass "
+                f"inputs with at least {need} columns, or a ψ for {columns}-D inputs."
+            )
+
+    @property
     def is_random(self) -> bool:
         """True when a parameter is symbolic and not a constant (e.g. a PyMC random variable)."""
         return any(numeric_value(v) is None for v in self.params.values())
@@ -196,6 +209,8 @@ class ScalingFunction:
         if isinstance(X, np.ndarray) and not self.is_random:
             return self.numpy(X)
         X = pt.as_tensor_variable(X)
+        if X.ndim == 2:
+            self._check_columns(X.type.shape[1])
         params = {k: pt.as_tensor_variable(v) for k, v in self.params.items()}
         return self._formula(X, **params)
 
@@ -224,6 +239,7 @@ class ScalingFunction:
                 f"psi takes a 2-D array of shape (n, d); got shape {X.shape}. "
                 "For 1-D inputs pass x[:, None]."
             )
+        self._check_columns(X.shape[1])
         values = {}
         for name, value in self.params.items():
             num = numeric_value(value, point)
@@ -293,6 +309,13 @@ def _column(X: Any, dim: int) -> Any:
     return X[:, dim]
 
 
+def _column_index(dim: Any, owner: str) -> int:
+    """``dim`` as a column index of X, or a ValueError naming it."""
+    if isinstance(dim, bool) or int(dim) != dim or dim < 0:
+        raise ValueError(f"{owner}'s dim is a column index of X (0, 1, ...); got {dim!r}.")
+    return int(dim)
+
+
 class Jump(_UnitSteps, ScalingFunction):
     r"""Piecewise-constant ψ in one coordinate: the variably scaled *discontinuous* kernel case.
 
@@ -322,8 +345,11 @@ class Jump(_UnitSteps, ScalingFunction):
     """
 
     def __init__(self, locations: Parameter, amplitudes: Parameter = 1.0, dim: int = 0) -> None:
-        super().__init__(locations=_vector(locations), amplitudes=_vector(amplitudes))
-        self.dim = int(dim)
+        locations = _vector(locations, "locations", "Jump")
+        amplitudes = _vector(amplitudes, "amplitudes", "Jump")
+        _same_count(locations, amplitudes, "Jump")
+        super().__init__(locations=locations, amplitudes=amplitudes)
+        self.dim = _column_index(dim, "Jump")
 
     example_args = (0.5,)  # the jump of Section 4.1
 
@@ -361,8 +387,12 @@ class SmoothJump(_UnitSteps, ScalingFunction):
         width: Parameter = 0.01,
         dim: int = 0,
     ) -> None:
-        super().__init__(locations=_vector(locations), amplitudes=_vector(amplitudes), width=width)
-        self.dim = int(dim)
+        locations = _vector(locations, "locations", "SmoothJump")
+        amplitudes = _vector(amplitudes, "amplitudes", "SmoothJump")
+        _same_count(locations, amplitudes, "SmoothJump")
+        _check_value(width, "width", "SmoothJump", positive=True)
+        super().__init__(locations=locations, amplitudes=amplitudes, width=width)
+        self.dim = _column_index(dim, "SmoothJump")
 
     @classmethod
     def example(cls) -> SmoothJump:
@@ -417,6 +447,9 @@ class _SignedDistanceRegion(_UnitSteps, ScalingFunction):
     example_dim = 2
 
     def __init__(self, amplitude: Parameter, width: Parameter | None, **params: Parameter) -> None:
+        owner = type(self).__name__
+        _check_value(amplitude, "amplitude", owner)
+        _check_value(width, "width", owner, positive=True)
         super().__init__(**params, amplitude=amplitude, width=1.0 if width is None else width)
         self._hard = width is None
 
@@ -460,9 +493,15 @@ class Disk(_SignedDistanceRegion):
         amplitude: Parameter = 1.0,
         width: Parameter | None = None,
     ) -> None:
-        super().__init__(amplitude, width, center=_vector(center), radius=radius)
+        _check_value(radius, "radius", "Disk", positive=True)
+        super().__init__(amplitude, width, center=_vector(center, "center", "Disk"), radius=radius)
 
     example_args = ([0.5, 0.5], 0.3)
+
+    @property
+    def columns_needed(self) -> int:
+        """The centre's dimension (1 when it is random with an unknown shape)."""
+        return pt.as_tensor_variable(self.params["center"]).type.shape[0] or 1
 
     def _signed_distance(self, X, center, radius):
         return pt.sqrt(((X - center[None, :]) ** 2).sum(axis=1)) - radius
@@ -490,9 +529,19 @@ class HalfPlane(_SignedDistanceRegion):
         amplitude: Parameter = 1.0,
         width: Parameter | None = None,
     ) -> None:
-        super().__init__(amplitude, width, normal=_vector(normal), offset=offset)
+        normal = _vector(normal, "normal", "HalfPlane")
+        value = numeric_value(normal)
+        if value is not None and not np.any(value):
+            raise ValueError("HalfPlane's normal must not be zero: it gives the plane's direction.")
+        _check_value(offset, "offset", "HalfPlane")
+        super().__init__(amplitude, width, normal=normal, offset=offset)
 
     example_args = ([1.0, 1.0], 1.0)  # x₁ + x₂ ≥ 1
+
+    @property
+    def columns_needed(self) -> int:
+        """The normal's dimension (1 when it is random with an unknown shape)."""
+        return pt.as_tensor_variable(self.params["normal"]).type.shape[0] or 1
 
     def _signed_distance(self, X, normal, offset):
         return offset - (X * normal[None, :]).sum(axis=1)
@@ -523,6 +572,11 @@ class Weierstrass(ScalingFunction):
     example_dim = 2
 
     example_args = (3,)
+
+    @property
+    def columns_needed(self) -> int:
+        """Two: ψ reads x₁ and x₂."""
+        return 2
 
     def _formula(self, X, a, b):
         x1, x2 = X[:, 0], X[:, 1]
@@ -574,8 +628,12 @@ class Corner(ScalingFunction):
         smoothing: Parameter = 1e-3,
         dim: int = 0,
     ) -> None:
+        _check_value(x0, "x0", "Corner")
+        _check_value(amplitude, "amplitude", "Corner")
+        _check_value(decay, "decay", "Corner", positive=True)
+        _check_value(smoothing, "smoothing", "Corner", positive=True)
         super().__init__(x0=x0, amplitude=amplitude, decay=decay, smoothing=smoothing)
-        self.dim = int(dim)
+        self.dim = _column_index(dim, "Corner")
 
     def _formula(self, X, x0, amplitude, decay, smoothing):
         t = _column(X, self.dim) - x0
@@ -712,11 +770,47 @@ def as_scaling_function(psi: ScalingFunction | Callable, q: int | None = None) -
     )
 
 
-def _vector(value: Any) -> Any:
-    """Make a scalar or sequence parameter 1-D (symbolic values keep their shape, raised to 1-D)."""
+def _vector(value: Any, name: str = "parameter", owner: str = "ψ") -> Any:
+    """Make a scalar or sequence parameter 1-D (symbolic values keep their shape, raised to 1-D).
+
+    A number or sequence must be finite and at most 1-D (one value per jump or coordinate).
+    """
     if _is_symbolic(value):
         return pt.atleast_1d(value)
-    return np.atleast_1d(np.asarray(value, dtype=float))
+    array = np.atleast_1d(np.asarray(value, dtype=float))
+    if array.ndim > 1:
+        raise ValueError(
+            f"{owner}'s {name} must be a number or a flat sequence; got shape {array.shape}."
+        )
+    _check_value(array, name, owner)
+    return array
+
+
+def _check_value(value: Any, name: str, owner: str, *, positive: bool = False) -> None:
+    """A ValueError naming the parameter when its numeric value is not finite (or not > 0).
+
+    Random parameters (PyMC variables) are not checked: their priors say where they lie.
+    """
+    number = None if value is None else numeric_value(value)
+    if number is None:
+        return
+    shown = np.ravel(number).tolist()
+    shown = shown[0] if len(shown) == 1 else shown
+    if not np.all(np.isfinite(number)):
+        raise ValueError(f"{owner}'s {name} must be finite; got {shown}.")
+    if positive and not np.all(number > 0):
+        raise ValueError(f"{owner}'s {name} must be positive; got {shown}.")
+
+
+def _same_count(locations: Any, amplitudes: Any, owner: str) -> None:
+    """One amplitude, or one per location (when both counts are known)."""
+    count = pt.as_tensor_variable(locations).type.shape[0]
+    sizes = pt.as_tensor_variable(amplitudes).type.shape[0]
+    if count is not None and sizes is not None and sizes not in (1, count):
+        raise ValueError(
+            f"{owner} has {count} location(s) and {sizes} amplitudes: give one amplitude, "
+            "or one per location."
+        )
 
 
 def scaling_functions() -> dict[str, type[ScalingFunction]]:

@@ -14,11 +14,11 @@ import pymc as pm
 import pytensor.tensor as pt
 import pytest
 
-from pymc_vsk import VSK, build_model, fit_map, predict, targets
+from pymc_vsk import VSK, VSKRegressor, build_model, diagnose, fit_map, predict, targets
 from pymc_vsk.cli import main
 from pymc_vsk.loo import add_log_likelihood
 from pymc_vsk.memory import set_memory_limit
-from pymc_vsk.scaling import FromFunction, Jump
+from pymc_vsk.scaling import Disk, FromFunction, Jump, SmoothJump, Weierstrass
 
 X = targets.halton_nodes(20)
 Y = targets.jump(X)
@@ -236,6 +236,60 @@ CASES = {
         TypeError,
         r"does not support object",
         r"supports pm\.gp\.Marginal",
+    ),
+    "more jump amplitudes than locations": (
+        lambda: Jump([0.3, 0.6], [1.0, 2.0, 3.0]),
+        ValueError,
+        r"Jump has 2 location\(s\) and 3 amplitudes",
+        r"give one amplitude, or one per location",
+    ),
+    "a jump at NaN": (
+        lambda: Jump(np.nan),
+        ValueError,
+        r"Jump's locations",
+        r"must be finite",
+    ),
+    "a smooth jump of width 0": (
+        lambda: SmoothJump(0.5, width=0.0),
+        ValueError,
+        r"SmoothJump's width",
+        r"must be positive",
+    ),
+    "a disk of negative radius": (
+        lambda: Disk([0.5, 0.5], -0.2),
+        ValueError,
+        r"Disk's radius",
+        r"must be positive",
+    ),
+    "a 2-D psi on 1-D inputs": (
+        lambda: VSKRegressor(psi=Weierstrass(3), n_starts=2).fit(X, Y),
+        ValueError,
+        r"reads column 1 of X, which has 1 column",
+        r"at least 2 columns, or a ψ for 1-D inputs",
+    ),
+    "a fixed length scale of 0": (
+        lambda: fixed_model(ls=0.0),
+        ValueError,
+        r"A fixed ls must be > 0",
+        r"> 0",
+    ),
+    "no MAP starts": (
+        lambda: fit_map(build_model(X, Y, psi=Jump(0.5))[0], n_starts=0),
+        ValueError,
+        r"n_starts must be a whole number >= 1",
+        r">= 1; got 0",
+    ),
+    "a MAP start naming no variable": (
+        lambda: fit_map(build_model(X, Y, psi=Jump(0.5))[0], starts=[{"lengthscale": 0.1}]),
+        ValueError,
+        r"start 0 names 'lengthscale', not a free variable",
+        r"its free variables are 'ls'",
+    ),
+    "diagnose on a MAP fit": (
+        lambda: diagnose(fit_map(build_model(X, Y, psi=Jump(0.5))[0], n_starts=2)),
+        TypeError,
+        r"got MapResult without one",
+        r"its point is result.point",
     ),
     "PyMC GP outside its model": (
         plain_marginal_outside_its_model,
