@@ -139,7 +139,8 @@ def test_cholesky_inverse_is_the_inverse_and_nan_where_potri_fails(mode):
 @pytest.mark.parametrize("jitter", ["number", "tensor"])
 @pytest.mark.parametrize("noise", ["tensor", "fixed"])
 def test_white_noise_on_the_diagonal_gives_pymcs_covariance(noise, jitter, mode):
-    """Equal to the last bit or one rounding of the diagonal (4e-16 relative)."""
+    """Equal to one rounding (5e-16 relative): exactly equal off the diagonal on some CPUs,
+    one last bit apart on others (an AMD EPYC, where Numba's loops round differently)."""
     X, y = jump_data(15)
     covs = []
     for cls in (Marginal, pm.gp.Marginal):
@@ -153,8 +154,8 @@ def test_white_noise_on_the_diagonal_gives_pymcs_covariance(noise, jitter, mode)
             )
             covs.append(pytensor.function([], cov, mode=mode)())
     off = ~np.eye(len(X), dtype=bool)
-    np.testing.assert_array_equal(covs[0][off], covs[1][off])
-    np.testing.assert_allclose(np.diag(covs[0]), np.diag(covs[1]), rtol=4e-16, atol=0)
+    np.testing.assert_allclose(covs[0][off], covs[1][off], rtol=5e-16, atol=0)
+    np.testing.assert_allclose(np.diag(covs[0]), np.diag(covs[1]), rtol=5e-16, atol=0)
     assert np.diag(covs[1])[0] > 1.7 + 0.09  # the nugget is there
 
 
