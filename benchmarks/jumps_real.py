@@ -8,7 +8,8 @@ default settings of R's changepoint ``cpt.meanvar``, column ``pelt_mv``) and the
 "no change" baseline on every series, and prints per-series and mean scores: F1 with a margin
 of 5 observations and segmentation covering (:mod:`pymc_vsk.jumps.scores`), the time of each
 method, the largest r̂ and smallest bulk ESS of our draws. ``--csv PATH`` writes the
-per-series table.
+per-series table. ``--index`` gives every series its row number as x (0, 1, ...), as a
+harness that passes a file's row index would: dates and gaps are then lost.
 
 Real series, with where their change points come from:
 
@@ -414,6 +415,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="leave out the real series of this name (repeatable), e.g. co2 for quick sweeps",
     )
+    parser.add_argument(
+        "--index",
+        action="store_true",
+        help="replace every series' x by its row number (0, 1, ...), as a harness that "
+        "passes a file's row index as x would",
+    )
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--csv", type=Path, help="write the per-series table here")
@@ -442,6 +449,10 @@ def main(argv: list[str] | None = None) -> int:
             rng = np.random.default_rng(args.seed + 1)
             x, y, cps = piecewise_smooth(rng, n, k, "wiggle")
             series.append(Series(f"synth_large_n{n}_k{k}", x, y, [cps], "large"))
+    if args.index:
+        for s in series:
+            s.x = np.arange(len(s.x), dtype=float)
+        print("x of every series replaced by its row number")
     rows = []
     for s in series:
         row = run(s, args.draws, args.chains, options)

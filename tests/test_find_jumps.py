@@ -639,6 +639,9 @@ def test_the_benchmark_runs_and_refuses_an_unknown_series(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "real      (  2 series)" in out and "synthetic (  1 series)" in out
     assert set(pd.read_csv(table)["series"]) >= keep
+    assert benchmark([*args, *skip, "--index", "--synthetic", "0", "--seasonal", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "x of every series replaced by its row number" in out and "real      (  2" in out
     with pytest.raises(SystemExit):
         benchmark(["--skip", "no_such_series"])
     assert "--skip: no real series named no_such_series" in capsys.readouterr().err
