@@ -38,7 +38,7 @@ from pymc_vsk.fitting import MapResult, MultimodalWarning, fit_map
 from pymc_vsk.kernels import kernel_class
 from pymc_vsk.models import build_model, set_data
 from pymc_vsk.prediction import Prediction, Predictor
-from pymc_vsk.priors import default_priors, y_scale
+from pymc_vsk.priors import UNIT_DRIFT, default_priors, y_scale
 from pymc_vsk.samplers import choose_sampler, compiled_nutpie, has_compiled_nutpie
 from pymc_vsk.scaling import ScalingFunction
 
@@ -315,16 +315,16 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
 
     def _key(self, width: int, y: np.ndarray) -> Hashable:
         """What a shared model must have in common with this fit: the configuration, and
-        the scale of y within a factor of 4 (the mean is sampled in units of the sd(y) the
-        model was built with: NUTS's first steps, ±2 such units, must be a few sds of the
-        data now)."""
+        the scale of y within a factor of :data:`~pymc_vsk.priors.UNIT_DRIFT` (the mean is
+        sampled in units of the sd(y) the model was built with: NUTS's first steps, ±2
+        such units, must be a few sds of the data now)."""
         return (
             width,
             kernel_class(self.kernel),
             _fingerprint(self.psi),
             self.priors,
             bool(self.standardize),
-            round(float(np.log(y_scale(y)) / np.log(4.0))) if self.standardize else None,
+            round(float(np.log(y_scale(y)) / np.log(UNIT_DRIFT))) if self.standardize else None,
         )
 
     # -- prediction ---------------------------------------------------------------------------

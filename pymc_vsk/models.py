@@ -36,6 +36,7 @@ from pymc_vsk.likelihood import Marginal, MarginalNormal, gaussian_logp
 from pymc_vsk.memory import check_dense
 from pymc_vsk.priors import (
     PARAMETERS,
+    UNIT_DRIFT,
     PriorSpec,
     Standardized,
     base_kernel,
@@ -304,8 +305,8 @@ def build_model(
         # ``cov * σ_f²`` rather than ``σ_f² * cov``: the tensor's ``__mul__`` would first try
         # to convert the kernel to a tensor, building an error message from its repr, which
         # evaluates the kernel's parameters (a compilation) before giving up.
-        units = (float(np.mean(y_np)), y_scale(y_np)) if standardize else None
-        gp = Marginal(mean_func=mean_function(mean, specs, units), cov_func=cov * sigma_f**2)
+        mean_func = mean_function(mean, specs, y_np if standardize else None)
+        gp = Marginal(mean_func=mean_func, cov_func=cov * sigma_f**2)
         gp.marginal_likelihood(name, X=X_data, y=y_data, sigma=sigma_n, jitter=jitter)
     scales = {"mean": y_scale(y_np)} if standardize else {}
     record_units(model, scales, cov if isinstance(cov, VSK) else None)
@@ -325,7 +326,8 @@ def set_data(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike, name: str = "y
     optimises the mean in units of the new sd(y), so that a MAP fit is the same as that of
     a model built on the new data with those priors. NUTS samples the mean in units of the
     sd(y) the model was built with (:class:`pymc_vsk.priors.Standardized`): a warning says
-    so when the new sd differs by more than a factor of 4.
+    so when the new sd differs by more than a factor of
+    :data:`~pymc_vsk.priors.UNIT_DRIFT` (4).
 
     Parameters
     ----------
@@ -354,7 +356,7 @@ def set_data(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike, name: str = "y
     transform = model.rvs_to_transforms.get(mean) if mean is not None else None
     if isinstance(transform, Standardized):
         ratio = y_scale(y_np) / transform.scale
-        if not 0.25 <= ratio <= 4.0:
+        if not 1 / UNIT_DRIFT <= ratio <= UNIT_DRIFT:
             warnings.warn(
                 f"The new y's sd is {ratio:.3g} times that of the data the model was built "
                 "with, and the model samples its mean in units of the old sd: fit_map "

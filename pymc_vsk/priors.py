@@ -44,6 +44,7 @@ from pymc_vsk.kernels import kernel_class, make_base_kernel
 __all__ = [
     "MEAN_TYPES",
     "PARAMETERS",
+    "UNIT_DRIFT",
     "PriorSpec",
     "Standardized",
     "base_kernel",
@@ -386,6 +387,11 @@ def check_mean(mean: str | PriorSpec) -> None:
         )
 
 
+#: How far sd(y) may drift, as a factor either way, from the data a :class:`Standardized`
+#: mean was built with before NUTS's first steps (±2 of the old sd) start many sds away.
+UNIT_DRIFT = 4.0
+
+
 class Standardized(Transform):
     """The unconstrained value of a variable in units of the data: z = (m − c) / s.
 
@@ -423,7 +429,7 @@ class Standardized(Transform):
 def mean_function(
     mean: str | PriorSpec,
     specs: Mapping[str, PriorSpec],
-    units: tuple[float, float] | None = None,
+    y: npt.ArrayLike | None = None,
 ) -> pm.gp.mean.Mean:
     """The mean function: a constant m with a prior, a fixed constant, or zero.
 
@@ -434,9 +440,10 @@ def mean_function(
         mean; a number, tensor or ``.dist()``: a constant mean with that fixed value or prior.
     specs : dict
         Prior specifications (:func:`resolve_priors`).
-    units : (center, scale), optional
-        The mean and sd of y: a random mean whose prior has unbounded support is then sampled
-        in these units (:class:`Standardized`), the same in any units of y.
+    y : array-like, shape (n,), optional
+        The observations: a random mean whose prior has unbounded support is then sampled in
+        units of their mean and :func:`y_scale` (:class:`Standardized`), the same in any
+        units of y.
 
     Returns
     -------
@@ -447,7 +454,8 @@ def mean_function(
         if mean == "zero":
             return pm.gp.mean.Zero()
         mean = specs["mean"]
-    if units is not None and is_dist(mean) and _default_transform(mean.owner.op, mean) is None:
+    if y is not None and is_dist(mean) and _default_transform(mean.owner.op, mean) is None:
+        units = Standardized(float(np.mean(y)), y_scale(y))
         model = pm.modelcontext(None)
-        return pm.gp.mean.Constant(model.register_rv(mean, "mean", transform=Standardized(*units)))
+        return pm.gp.mean.Constant(model.register_rv(mean, "mean", transform=units))
     return pm.gp.mean.Constant(parameter("mean", mean, nonnegative=False))

@@ -726,6 +726,11 @@ class Stack(ScalingFunction):
         """A jump and a corner at 0.5 as two columns."""
         return cls([Jump(0.5), Corner()])
 
+    @property
+    def columns_needed(self) -> int:
+        """The most columns any part reads."""
+        return max(p.columns_needed for p in self.parts)
+
     def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The parts' bounds, column by column, when every part knows its own."""
         ranges = [p.value_range() for p in self.parts]

@@ -18,7 +18,7 @@ from pymc_vsk import VSK, VSKRegressor, build_model, diagnose, fit_map, predict,
 from pymc_vsk.cli import main
 from pymc_vsk.loo import add_log_likelihood
 from pymc_vsk.memory import set_memory_limit
-from pymc_vsk.scaling import Disk, FromFunction, Jump, SmoothJump, Weierstrass
+from pymc_vsk.scaling import Disk, FromFunction, Jump, SmoothJump, Stack, Weierstrass
 
 X = targets.halton_nodes(20)
 Y = targets.jump(X)
@@ -266,6 +266,12 @@ CASES = {
         ValueError,
         r"reads column 1 of X, which has 1 column",
         r"at least 2 columns, or a ψ for 1-D inputs",
+    ),
+    "a stack of psi reading a missing column": (
+        lambda: Stack([Jump(0.5), Jump(0.5, dim=1)])(X),
+        ValueError,
+        r"reads column 1 of X, which has 1 column",
+        r"at least 2 columns",
     ),
     "a fixed length scale of 0": (
         lambda: fixed_model(ls=0.0),

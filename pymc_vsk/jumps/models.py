@@ -671,7 +671,7 @@ def _marginal(X, y, lower, upper, amp_spec, kernel, priors, mean, standardize, o
     base = base_kernel(kernel, 2, specs)
     sigma_f, sigma_n = signal_and_noise(specs)
     amplitude = parameter("amplitude", amp_spec, nonnegative=False)
-    mean_func = mean_function(mean, specs, (float(np.mean(y)), y_scale(y)) if standardize else None)
+    mean_func = mean_function(mean, specs, y if standardize else None)
     psi_scale = x_scale(X) if standardize else 1.0
     gp = MarginalJumpGP(
         base, sigma_f=sigma_f, amplitude=amplitude, mean_func=mean_func, psi_scale=psi_scale

@@ -216,12 +216,14 @@ class Season:
         t = t[inside]
         residual = y[inside] - trend[t]
         self._t, self._residual, self._n = t, residual, n
-        self.effects, self.harmonics, log_fit = _profile(t, residual, self.period, n, harmonics)
+        self.effects, self.harmonics, self._log_fit = _profile(
+            t, residual, self.period, n, harmonics
+        )
         choice = np.log(self.period // 2) if harmonics is None else 0.0
         self.penalty = (
             0.5 * _parameters(self.period, self.harmonics) * np.log(n) + np.log(candidates) + choice
         )
-        self.gain = log_fit - np.log(candidates) - choice
+        self.gain = self._log_fit - np.log(candidates) - choice
 
     def gain_over(self, divisor: int) -> float:
         """Schwarz gain of this profile over the profile of a divisor of its period.
@@ -243,8 +245,7 @@ class Season:
         if self.period % divisor:
             raise ValueError(f"{divisor} does not divide the period {self.period}.")
         _, _, shorter = _profile(self._t, self._residual, divisor, self._n, divisor // 2)
-        _, _, longer = _profile(self._t, self._residual, self.period, self._n, self.harmonics)
-        return longer - shorter
+        return self._log_fit - shorter
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """Seasonal effect at x, interpolated linearly between phases (periodically)."""
