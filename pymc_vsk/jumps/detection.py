@@ -264,7 +264,8 @@ def find_jumps(
         ``slope_sd`` and ``slope_weights``: gentle and steep trends, ``a0``,
         ``n_lengthscales``, ``min_lengthscale``, ``ratios``, ``outlier_prob``: a wild value
         far outside what its segment predicts is a gross error, left out and listed by
-        :attr:`JumpPosterior.outliers`, not two jumps).
+        :attr:`JumpPosterior.outliers`, not two jumps; ``count_decay``: the prior
+        P(K = k) ∝ ``count_decay**k``, uniform by default).
 
     Returns
     -------
@@ -579,7 +580,10 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
             index=["n_jumps"],
         )
         return Diagnostics(table, 0, int(post.sizes["chain"] * post.sizes["draw"]))
-    return diagnose(idata, names)
+    # draws split evenly between two values fold to one value about their median: the tail
+    # r̂ divides 0 by 0 (NaN, left out of the maximum) and numpy warns; the bulk r̂ stands
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return diagnose(idata, names)
 
 
 def _point_shape(post: JumpPosterior) -> tuple[SegmentModel, float, float]:

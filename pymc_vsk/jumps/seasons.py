@@ -25,6 +25,11 @@ MIN_CYCLES = 3
 MAX_PERIOD = 120
 
 
+#: Largest distance, in steps, of an input from its node of the regular grid: months written
+#: as decimal years to four places lie up to 0.0012 steps off.
+OFF_GRID = 0.1
+
+
 def _grid(x: np.ndarray) -> tuple[np.ndarray, float] | None:
     """Positions of x on a regular grid and its spacing (the median step), or None when x is
     irregular.
@@ -41,7 +46,7 @@ def _grid(x: np.ndarray) -> tuple[np.ndarray, float] | None:
     if t[-1] + 1 > 2 * len(x):
         return None
     index = np.rint(t)
-    if np.max(np.abs(t - index)) > 0.1:
+    if np.max(np.abs(t - index)) > OFF_GRID:
         return None
     return index.astype(np.int64), h
 
@@ -248,8 +253,15 @@ class Season:
         return self._log_fit - shorter
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        """Seasonal effect at x, interpolated linearly between phases (periodically)."""
-        phase = ((np.asarray(x, dtype=float) - self.x0) / self.step) % self.period
+        """Seasonal effect at x, interpolated linearly between phases (periodically).
+
+        An input within ``OFF_GRID`` steps of a node of the grid gets that node's effect:
+        inputs rounded in print (months as decimal years) get the same season as their row
+        numbers would.
+        """
+        t = (np.asarray(x, dtype=float) - self.x0) / self.step
+        t = np.where(np.abs(t - np.rint(t)) <= OFF_GRID, np.rint(t), t)
+        phase = t % self.period
         lo = np.floor(phase).astype(np.int64) % self.period
         frac = phase - np.floor(phase)
         return (1 - frac) * self.effects[lo] + frac * self.effects[(lo + 1) % self.period]

@@ -19,8 +19,8 @@ them), and the shape (ℓ, r) shared by all segments, on a grid. A jump is thus 
 what it buys: a new level, trend and scale (a shift of the mean or of its slope, a change of
 the noise), and a smooth part that need not bend to follow the jump. The jump locations get
 a uniform prior on the gaps between nodes given their number K, and K a uniform prior on
-``0..max_jumps`` (equivalently: each gap holds a jump with probability p, p ~ Beta(1, 1));
-no segment is shorter than ``min_size`` nodes.
+``0..max_jumps`` by default (without the cap: each gap holds a jump with probability p,
+p ~ Beta(1, 1)) or a geometric one (``count_decay``); no segment is shorter than ``min_size`` nodes.
 
 The sum over partitions is exact (Fearnhead, 2006): with ``P[i, j]`` the log evidence of
 nodes ``i..j-1`` as one segment, ``E[k, j] = logsumexp_i(E[k-1, i] + P[i, j])`` gives the
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 
 import numba
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 
 from pymc_vsk.jumps.seasons import Season
 from pymc_vsk.jumps.warps import log_warp, resolution
@@ -685,6 +685,11 @@ class SegmentModel:
         ``log ε`` and is left out of its segment, instead of being cut off by two jumps.
         At 1e-4 an observation is left out only when it lies about 5 predictive sds or more
         from what its segment predicts; 0 turns this off.
+    count_decay : float, default 1.0
+        Prior of the number of jumps: P(K = k) ∝ ``count_decay**k`` on ``0..max_jumps``
+        (given K, every placement is equally likely). 1 is uniform; a value below 1 is a
+        geometric prior that expects fewer jumps (0.5: each further jump halves the prior
+        odds), above 1 more.
 
     Notes
     -----
@@ -711,6 +716,7 @@ class SegmentModel:
         warp: tuple[int, float] | None = None,
         period: int | None = None,
         outlier_prob: float = 1e-4,
+        count_decay: float = 1.0,
     ) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
@@ -721,6 +727,12 @@ class SegmentModel:
         if max_jumps is None:
             max_jumps = min(20, max(2, n // 10))
         self.max_jumps = int(max(0, min(max_jumps, largest)))
+        if not (np.isfinite(count_decay) and count_decay > 0):
+            raise ValueError(
+                f"count_decay must be a positive number (1: every number of jumps equally "
+                f"likely a priori); got {count_decay}."
+            )
+        self.count_decay = float(count_decay)
         span = x[-1] - x[0]
         self.x = (x - x[0]) / span
         self.warp = warp
@@ -802,7 +814,9 @@ class SegmentModel:
         return gross_errors(self.x, self.y, edges, **self._priors(lengthscale, ratio))
 
     def log_prior_counts(self) -> np.ndarray:
-        """log P(K = k) + log P(partition | K = k) for k = 0..max_jumps (uniform K).
+        """log P(K = k) + log P(partition | K = k) for k = 0..max_jumps.
+
+        P(K = k) ∝ ``count_decay**k`` (uniform by default).
 
         The partitions of each K are counted by the same forward recursion as the evidence
         (every allowed segment weighing 1), so ties in x and ``min_size`` are accounted for;
@@ -814,7 +828,8 @@ class SegmentModel:
         ones[sizes >= self.min_size] = 0.0
         ones[1:][np.diff(self.x) == 0] = -np.inf
         logc = partition_evidence(ones, self.max_jumps, self.min_size)[:, n]
-        return -np.log(self.max_jumps + 1) - logc
+        log_k = np.arange(self.max_jumps + 1) * np.log(self.count_decay)
+        return log_k - logsumexp(log_k) - logc
 
     def count_evidence(
         self, prior_k: np.ndarray | None = None
