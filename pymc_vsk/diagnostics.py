@@ -134,7 +134,10 @@ def diagnose(
     names = list(var_names) if var_names is not None else list(post.data_vars)
     from arviz_stats import summary  # imported on use: arviz loads slowly
 
-    table = summary(idata, var_names=names, kind="diagnostics", round_to="none")
+    # draws split evenly between two values (a discrete quantity, a grid) fold to one value
+    # about their median: the tail r̂ divides 0 by 0, which numpy would warn about
+    with np.errstate(divide="ignore", invalid="ignore"):
+        table = summary(idata, var_names=names, kind="diagnostics", round_to="none")
     table = table[["r_hat", "ess_bulk", "ess_tail", "mcse_mean"]].astype(float)
     n_samples = int(post.sizes["chain"] * post.sizes["draw"])
     divergences = 0

@@ -580,10 +580,7 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
             index=["n_jumps"],
         )
         return Diagnostics(table, 0, int(post.sizes["chain"] * post.sizes["draw"]))
-    # draws split evenly between two values fold to one value about their median: the tail
-    # r̂ divides 0 by 0 (NaN, left out of the maximum) and numpy warns; the bulk r̂ stands
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return diagnose(idata, names)
+    return diagnose(idata, names)
 
 
 def _point_shape(post: JumpPosterior) -> tuple[SegmentModel, float, float]:

@@ -30,6 +30,12 @@ MAX_PERIOD = 120
 OFF_GRID = 0.1
 
 
+def _on_grid(t: np.ndarray) -> np.ndarray:
+    """Whether each position t (in steps from the first input) lies within ``OFF_GRID`` of
+    a node."""
+    return np.abs(t - np.rint(t)) <= OFF_GRID
+
+
 def _grid(x: np.ndarray) -> tuple[np.ndarray, float] | None:
     """Positions of x on a regular grid and its spacing (the median step), or None when x is
     irregular.
@@ -45,10 +51,9 @@ def _grid(x: np.ndarray) -> tuple[np.ndarray, float] | None:
     t = (x - x[0]) / h
     if t[-1] + 1 > 2 * len(x):
         return None
-    index = np.rint(t)
-    if np.max(np.abs(t - index)) > OFF_GRID:
+    if not np.all(_on_grid(t)):
         return None
-    return index.astype(np.int64), h
+    return np.rint(t).astype(np.int64), h
 
 
 def find_period(x: np.ndarray, y: np.ndarray) -> int | None:
@@ -260,7 +265,7 @@ class Season:
         numbers would.
         """
         t = (np.asarray(x, dtype=float) - self.x0) / self.step
-        t = np.where(np.abs(t - np.rint(t)) <= OFF_GRID, np.rint(t), t)
+        t = np.where(_on_grid(t), np.rint(t), t)
         phase = t % self.period
         lo = np.floor(phase).astype(np.int64) % self.period
         frac = phase - np.floor(phase)
