@@ -25,6 +25,8 @@ The series (each a function of a seeded generator, shared with the tests):
 * ``ar1_step``: 120 values of AR(1) noise of unit sd (correlation ρ between neighbours),
   with or without a step of 2 at 70. Noise that is not white, as in most real series; no
   setting was chosen on these series.
+* ``random_walk``: a random walk of unit steps (150 values by default), no jump: how prices,
+  rates and levels of a slow process wander.
 * ``recorded``: 100 values recorded to a resolution, with or without one change at a random
   place in the middle half: yes/no outcomes (probability 0.2, then 0.6), counts (Poisson of
   mean 1, then 2.5) and whole numbers (normal noise of sd 0.6 rounded, a step of 1.5). Most
@@ -117,6 +119,11 @@ def ar1_step(
     e = lfilter([1.0], [1.0, -rho], shocks)  # e[i] = rho e[i-1] + shocks[i]
     x = np.arange(float(n))
     return x, e + jump * (x >= 70)
+
+
+def random_walk(rng: np.random.Generator, n: int = 150) -> np.ndarray:
+    """A random walk of ``n`` unit steps, no jump."""
+    return np.cumsum(rng.normal(size=n))
 
 
 def kink(rng: np.random.Generator, rise: float) -> tuple[np.ndarray, np.ndarray, float]:
@@ -312,6 +319,24 @@ def ar1(options: dict) -> None:
             )
 
 
+def walk(options: dict) -> None:
+    """Random walks, no jump: counts found, and the same with the Matérn 5/2 part alone."""
+    for n in (100, 150, 300):
+        for weight in (None, 0.0):
+            extra = {} if weight is None else {"ou_weight": weight}
+            counts, p0 = [], []
+            for s in range(8100, 8130):
+                y = random_walk(np.random.default_rng(s), n)
+                post = find_jumps(np.arange(float(n)), y, draws=100, chains=2, **options, **extra)
+                counts.append(post.n_jumps)
+                p0.append(post.p_n_jumps[0])
+            print(
+                f"random walk of {n} steps{'' if weight is None else ', ou_weight=0'}, 30 "
+                f"seeds: counts {dict(sorted(Counter(counts).items()))}, P(K = 0 | y) median "
+                f"{np.median(p0):.2f}, min {np.min(p0):.2f}"
+            )
+
+
 def discrete(options: dict) -> None:
     """Series recorded to a resolution (yes/no, counts, whole numbers): most steps are 0."""
     for kind in ("yes/no", "counts", "whole numbers"):
@@ -427,6 +452,7 @@ SWEEPS = {
     "season": season,
     "ties": ties,
     "ar1": ar1,
+    "walk": walk,
     "periods": periods,
     "kinks": kinks,
     "discrete": discrete,

@@ -90,7 +90,10 @@ at least max(8, n/15) apart, jump sizes 1.5–4 noise sds, on a flat, trending, 
 wiggly smooth part (the seasonal part a sine of 3 to 8 cycles over the series, rarely a whole
 number of observations per cycle); ``--seasonal N`` more with 0–3 such jumps on a trend plus
 a fixed seasonal profile of period 4, 12 or 52 observations (6 to 12 cycles, or 156 to 400
-weeks) and sd 1–3 noise sds, as in quarterly, monthly and weekly data; plus (``--large``) a
+weeks) and sd 1–3 noise sds, as in quarterly, monthly and weekly data; ``--dependent N``
+(default 30) with noise that is not white: n in {100, 200, 300}, 0–3 such jumps on a flat or
+trending part, in AR(1) noise of unit sd and lag-one correlation 0.3–0.95 (two in three) or
+in a random walk of steps of sd 0.3 plus white noise of sd 1; plus (``--large``) a
 wiggly series of 600 points with 4 jumps and one of 4 000 points with 12 jumps, for time and
 memory.
 """
@@ -216,10 +219,37 @@ def seasonal_series(count: int, seed: int) -> list[Series]:
     return out
 
 
+def dependent_series(count: int, seed: int) -> list[Series]:
+    """Series whose noise is not white, with known jumps: AR(1) noise or a random walk."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        n = int(rng.choice([100, 200, 300]))
+        k = int(rng.integers(0, 4))
+        if i % 3 == 2:  # a random walk of steps of sd 0.3 plus white noise of sd 1
+            kind, errors = "walk", np.cumsum(0.3 * rng.normal(size=n)) + rng.normal(size=n)
+        else:  # AR(1) noise of unit sd
+            phi = rng.uniform(0.3, 0.95)
+            kind, errors = f"ar{round(100 * phi):02d}", np.empty(n)
+            errors[0] = rng.normal()
+            for t in range(1, n):
+                errors[t] = phi * errors[t - 1] + np.sqrt(1 - phi * phi) * rng.normal()
+        smooth = str(rng.choice(["flat", "trend"]))
+        x, y, cps = piecewise_smooth(rng, n, k, smooth, errors=errors)
+        out.append(Series(f"dep{i:02d}_{kind}_{smooth}_n{n}_k{k}", x, y, [cps], "dependent"))
+    return out
+
+
 def piecewise_smooth(
-    rng: np.random.Generator, n: int, k: int, smooth: str, noise: float = 1.0
+    rng: np.random.Generator,
+    n: int,
+    k: int,
+    smooth: str,
+    noise: float = 1.0,
+    errors: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """One series of n points with k jumps on a smooth part; returns x, y and the jumps."""
+    """One series of n points with k jumps (of 1.5 to 4 times ``noise``) on a smooth part;
+    returns x, y and the jumps. The errors are white, of sd ``noise``, unless given."""
     gap = max(8, n // 15)
     k = min(k, (n - 10) // gap)
     cps: list[int] = []
@@ -247,7 +277,9 @@ def piecewise_smooth(
             0.7 * rng.normal() * np.sin(2 * np.pi * f * t + rng.uniform(0, 2 * np.pi))
             for f in (0.7, 1.3, 2.1)
         )
-    return np.arange(n, dtype=float), level + base + noise * rng.normal(size=n), cps
+    if errors is None:
+        errors = noise * rng.normal(size=n)
+    return np.arange(n, dtype=float), level + base + errors, cps
 
 
 def penalised(y: np.ndarray, algorithm: type) -> list[int]:
@@ -405,6 +437,12 @@ def main(argv: list[str] | None = None) -> int:
         default=20,
         help="synthetic series with a fixed season (period 4, 12 or 52; default 20)",
     )
+    parser.add_argument(
+        "--dependent",
+        type=int,
+        default=30,
+        help="synthetic series with AR(1) noise or a random walk (default 30)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic series")
     parser.add_argument("--large", action="store_true", help="add 600- and 4 000-point series")
     parser.add_argument("--no-real", action="store_true", help="skip the real series")
@@ -444,6 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     series = [] if args.no_real else [s for s in real if s.name not in args.skip]
     series += synthetic_series(args.synthetic, args.seed)
     series += seasonal_series(args.seasonal, args.seed + 2)
+    series += dependent_series(args.dependent, args.seed + 3)
     if args.large:
         for n, k in ((600, 4), (4000, 12)):
             rng = np.random.default_rng(args.seed + 1)

@@ -1047,14 +1047,16 @@ def bench_first_detection(report: Report, repeats: int) -> None:
         cmd = [sys.executable, "-m", "pymc_vsk", "detect-jumps", str(csv_path)]
         cmd += ["--x", "year", "--y", "volume", "--json", str(folder / "out.json"), "--quiet"]
         warm_env = empty_cache_env(folder / "warm")
-        run_process(cmd, warm_env)  # writes the caches the warm runs find
+        # in the temporary folder, where the command's default figure goes
+        run_process(cmd, warm_env, cwd=folder)  # writes the caches the warm runs find
         for r in range(repeats):
             for kind in ("empty", "warm") if r % 2 == 0 else ("warm", "empty"):
                 if kind == "warm":
-                    runs[kind].append(run_process(cmd, warm_env))
+                    runs[kind].append(run_process(cmd, warm_env, cwd=folder))
                     continue
                 with tempfile.TemporaryDirectory() as fresh:
-                    runs[kind].append(run_process(cmd, empty_cache_env(Path(fresh))))
+                    env = empty_cache_env(Path(fresh))
+                    runs[kind].append(run_process(cmd, env, cwd=folder))
     report.raw[section] = {k: [asdict(x) for x in v] for k, v in runs.items()}
     for kind, label in (("empty", "empty caches"), ("warm", "caches written")):
         wall = float(np.median([x.wall for x in runs[kind]]))

@@ -27,6 +27,7 @@ from benchmarks.jump_seeds import (
     growth,
     kink,
     monthly,
+    random_walk,
     recorded,
     sine_season,
     step,
@@ -45,10 +46,12 @@ from pymc_vsk.jumps.segments import (
     log_configurations,
     matern52_kernel,
     matern52_transitions,
+    matern_kernel,
     noise_variance,
     partition_evidence,
     sample_partitions,
     segment_evidence,
+    state_space,
     stationary_covariance,
 )
 from pymc_vsk.jumps.warps import choose_warp, log_unwarp, log_warp
@@ -71,30 +74,57 @@ def test_transitions_are_the_matrix_exponential_and_keep_the_stationary_covarian
     np.testing.assert_allclose((A @ Pinf)[:, 0, 0], matern52_kernel(dx, 0.0, ell), rtol=1e-12)
 
 
-def t_logpdf(xs: np.ndarray, ys: np.ndarray, ell: float, r: float, slope_var: float = 0.0):
+def test_the_ornstein_uhlenbeck_state_space_has_the_exponential_kernel():
+    """ν = 1/2 in the filter's three states: f is the first, with A = e^{-Δ/ℓ}, A P∞ Aᵀ + Q
+    = P∞, k(Δ) = [A(Δ) P∞]_00 = e^{-Δ/ℓ}; the other two states stay 0. ν = 5/2 is the
+    Matérn 5/2 SDE; any other ν is refused."""
+    ell, dx = 0.37, np.array([0.0, 1e-3, 0.05, 0.4, 3.0])
+    A, Q, Pinf = state_space(dx, ell, nu=0.5)
+    np.testing.assert_allclose(A @ Pinf @ A.transpose(0, 2, 1) + Q, np.broadcast_to(Pinf, A.shape))
+    np.testing.assert_allclose((A @ Pinf)[:, 0, 0], np.exp(-dx / ell), rtol=1e-14)
+    np.testing.assert_allclose(matern_kernel(dx, np.zeros(1), ell, nu=0.5)[:, 0], np.exp(-dx / ell))
+    assert np.all(A[:, 1:, :] == 0) and np.all(Q[:, 1:, :] == 0) and Pinf.sum() == 1.0
+    A5, _, P5 = state_space(dx, ell)
+    np.testing.assert_array_equal(A5, matern52_transitions(dx, ell)[0])
+    np.testing.assert_array_equal(P5, stationary_covariance(ell))
+    with pytest.raises(ValueError, match="smoothness nu must be one of"):
+        state_space(dx, ell, nu=1.5)
+
+
+def t_logpdf(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    ell: float,
+    r: float,
+    slope_var: float = 0.0,
+    kernel=matern52_kernel,
+):
     """scipy's multivariate t of one segment: t_{2a0}(0, (b0/a0)·R), with
     R = κ² 11ᵀ + κ_d² (x - x_i)(x - x_i)ᵀ + r² K + I."""
     d = xs - xs[0]
     R = (
         PRIORS["level_var"]
         + slope_var * np.outer(d, d)
-        + r**2 * matern52_kernel(xs, xs, ell)
+        + r**2 * kernel(xs, xs, ell)
         + np.eye(xs.size)
     )
     shape = PRIORS["b0"] / PRIORS["a0"] * R
     return stats.multivariate_t(np.zeros(xs.size), shape, df=2 * PRIORS["a0"]).logpdf(ys)
 
 
-def test_segment_evidence_is_the_multivariate_t_density():
-    """P[i, j] against scipy: y ~ t_{2a0}(0, (b0/a0)·(κ² 11ᵀ + r² K + I)), irregular x, a tie."""
+@pytest.mark.parametrize("nu", [2.5, 0.5])
+def test_segment_evidence_is_the_multivariate_t_density(nu):
+    """P[i, j] against scipy: y ~ t_{2a0}(0, (b0/a0)·(κ² 11ᵀ + r² K + I)), irregular x, a tie;
+    K the Matérn 5/2 or the Ornstein-Uhlenbeck (Matérn 1/2) kernel."""
     rng = np.random.default_rng(seed(1))
     x = np.sort(np.r_[rng.uniform(0, 1, 11), 0.5, 0.5])
     y = rng.normal(size=x.size)
     ell, r = 0.2, 1.7
-    P = segment_evidence(x, y, lengthscale=ell, ratio=r, **PRIORS)
+    P = segment_evidence(x, y, lengthscale=ell, ratio=r, nu=nu, **PRIORS)
+    kernel = lambda a, b, ell: matern_kernel(a, b, ell, nu)  # noqa: E731
     n = x.size
     for i, j in [(0, n), (0, 2), (3, 9), (5, n), (n - 2, n)]:
-        ref = t_logpdf(x[i:j], y[i:j], ell, r)
+        ref = t_logpdf(x[i:j], y[i:j], ell, r, kernel=kernel)
         assert P[i, j] == pytest.approx(ref, rel=1e-10, abs=1e-10)
     assert np.all(np.isneginf(P[0, :2])) and np.isneginf(P[4, 5])  # shorter than min_size
 
@@ -652,12 +682,15 @@ def test_the_benchmark_runs_and_refuses_an_unknown_series(tmp_path, capsys):
     keep = {"airmiles", "women_murders"}
     skip = [a for s in real_series() if s.name not in keep for a in ("--skip", s.name)]
     table = tmp_path / "jumps.csv"
-    args = ["--synthetic", "1", "--seasonal", "1", "--draws", "50", "--chains", "2"]
+    args = ["--synthetic", "1", "--seasonal", "1", "--dependent", "1", "--draws", "50"]
+    args += ["--chains", "2"]
     assert benchmark([*args, *skip, "--csv", str(table)]) == 0
     out = capsys.readouterr().out
     assert "real      (  2 series)" in out and "synthetic (  1 series)" in out
+    assert "dependent (  1 series)" in out
     assert set(pd.read_csv(table)["series"]) >= keep
-    assert benchmark([*args, *skip, "--index", "--synthetic", "0", "--seasonal", "0"]) == 0
+    none = ["--synthetic", "0", "--seasonal", "0", "--dependent", "0"]
+    assert benchmark([*args, *skip, "--index", *none]) == 0
     out = capsys.readouterr().out
     assert "x of every series replaced by its row number" in out and "real      (  2" in out
     with pytest.raises(SystemExit):
@@ -1079,6 +1112,26 @@ def test_a_geometric_prior_of_the_count_reweighs_the_posterior_by_its_ratio():
     for bad in (0.0, -1.0, np.inf, np.nan):
         with pytest.raises(ValueError, match="count_decay must be a positive number"):
             SegmentModel(x, y, count_decay=bad)
+
+
+def test_a_random_walk_is_not_cut_into_pieces():
+    """A random walk of 300 steps and no jump: the Ornstein-Uhlenbeck smooth part follows its
+    wandering. Over 30 seeds (``python benchmarks/jump_seeds.py --only walk``) K = 0 on 29,
+    P(K = 0 | y) median 0.93; with the Matérn 5/2 part alone (``ou_weight=0``) K = 0 on 6,
+    median 0.00."""
+    found = [
+        find_jumps(np.arange(300.0), random_walk(np.random.default_rng(s), 300), draws=100)
+        for s in seeds(31, 32, 33)
+    ]
+    assert sum(post.n_jumps == 0 for post in found) >= 2
+    assert np.median([post.p_n_jumps[0] for post in found]) > 0.3
+    model = SegmentModel(np.arange(20.0), np.zeros(20), ou_weight=0.25)
+    weights = np.exp([shape.log_weight for shape in model.grid])
+    assert weights.sum() == pytest.approx(1.0)
+    assert weights[[shape.nu == 0.5 for shape in model.grid]].sum() == pytest.approx(0.25 * 5 / 6)
+    for bad in (-0.1, 1.0, np.nan):
+        with pytest.raises(ValueError, match="ou_weight must lie in"):
+            SegmentModel(np.arange(20.0), np.zeros(20), ou_weight=bad)
 
 
 def test_draws_split_evenly_between_two_shapes_diagnose_without_a_warning():

@@ -28,7 +28,7 @@ from pymc_vsk.jumps.dates import decimal_years, is_dates
 from pymc_vsk.jumps.formatting import digits_for
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.seasons import find_period
-from pymc_vsk.jumps.segments import SegmentModel, matern52_kernel, sample_partitions
+from pymc_vsk.jumps.segments import SegmentModel, Shape, matern_kernel, sample_partitions
 from pymc_vsk.jumps.warps import choose_warp, describe_warp, log_unwarp
 from pymc_vsk.memory import check_dense
 from pymc_vsk.progress import report
@@ -176,10 +176,10 @@ class JumpPosterior:
         ``outlier_prob`` of :class:`~pymc_vsk.jumps.segments.SegmentModel`), for the decided
         jumps at their median locations and the most probable shape on the grid.
         """
-        model, ell, r = _point_shape(self)
+        model, shape = _point_shape(self)
         cuts = np.searchsorted(self.x, [j.location for j in self.jumps])
         edges = [0, *(int(c) for c in cuts), len(self.x)]
-        return self.x[model.gross_errors(edges, ell, r)]
+        return self.x[model.gross_errors(edges, shape.lengthscale, shape.ratio, shape.nu)]
 
     def mean(self, xnew: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and std of the smooth-plus-level signal at ``xnew``.
@@ -265,7 +265,9 @@ def find_jumps(
         ``n_lengthscales``, ``min_lengthscale``, ``ratios``, ``outlier_prob``: a wild value
         far outside what its segment predicts is a gross error, left out and listed by
         :attr:`JumpPosterior.outliers`, not two jumps; ``count_decay``: the prior
-        P(K = k) ∝ ``count_decay**k``, uniform by default).
+        P(K = k) ∝ ``count_decay**k``, uniform by default; ``ou_weight``: the prior
+        probability of a rough, Ornstein–Uhlenbeck smooth part, which follows a series that
+        wanders as a random walk without cutting it into pieces).
 
     Returns
     -------
@@ -363,8 +365,8 @@ def find_jumps(
     all_locs = np.where(cuts_all > 0, mids[np.maximum(cuts_all, 1) - 1], np.nan)
     jumps = [_describe(own, all_locs, x, mids) for own in _per_jump(locs)]
     span = x[-1] - x[0]
-    ell = np.array([m.grid[g][0] for m, g in (entries[i] for i in g_all)]) * span
-    ratio = np.array([m.grid[g][1] for m, g in (entries[i] for i in g_all)])
+    ell = np.array([m.grid[g].lengthscale for m, g in (entries[i] for i in g_all)]) * span
+    ratio = np.array([m.grid[g].ratio for m, g in (entries[i] for i in g_all)])
     posterior = {
         "n_jumps": k_all.reshape(chains, draws).astype(float),
         "lengthscale": np.where(ratio > 0, ell, np.nan).reshape(chains, draws),
@@ -421,7 +423,8 @@ def _draw(
     for g in np.unique(shapes):
         idx = np.flatnonzero(shapes == g)
         model, local = entries[g]
-        P = model.evidence(*model.grid[local][:2])
+        shape = model.grid[local]
+        P = model.evidence(shape.lengthscale, shape.ratio, shape.nu)
         drawn = sample_partitions(P, Es[g], counts[idx], model.min_size, rng)
         cuts[idx, : drawn.shape[1]] = drawn
     return cuts
@@ -583,17 +586,16 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
     return diagnose(idata, names)
 
 
-def _point_shape(post: JumpPosterior) -> tuple[SegmentModel, float, float]:
-    """The model and the shape (ℓ, r) of the grid with the largest posterior mass."""
+def _point_shape(post: JumpPosterior) -> tuple[SegmentModel, Shape]:
+    """The model and the shape of the grid with the largest posterior mass."""
     model, g = _shapes(post.models or [post.model])[
         int(np.argmax(logsumexp(post.log_evidence, axis=1)))
     ]
-    ell, r, _ = model.grid[g]
-    return model, ell, r
+    return model, model.grid[g]
 
 
 def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    model, ell, r = _point_shape(post)
+    model, (ell, r, _, nu) = _point_shape(post)
     wild = np.isin(post.x, post.outliers)
     span = post.x[-1] - post.x[0]
     xs = model.x  # the inputs scaled to [0, 1], as the model sees them
@@ -609,8 +611,8 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
         ys = model.y[seg]
         x0 = xs[seg][0]
         ds, dn = xs[seg] - x0, xn[new] - x0
-        smooth = r**2 * matern52_kernel(xs[seg], xs[seg], ell) + np.eye(seg.sum())
-        cross = r**2 * matern52_kernel(xn[new], xs[seg], ell)
+        smooth = r**2 * matern_kernel(xs[seg], xs[seg], ell, nu) + np.eye(seg.sum())
+        cross = r**2 * matern_kernel(xn[new], xs[seg], ell, nu)
         # each slope prior of the mixture: its posterior weight, mean and variance here
         parts = []
         for lw, slope_var in model.slope_prior:

@@ -11,11 +11,12 @@ that limit as the model for jump detection and lets each piece shift its level a
     f_s \sim \mathcal{GP}(0, k_\ell), \quad \varepsilon_i \sim \mathcal N(0, 1),
 
 for the observations of segment ``s`` (the nodes between two consecutive jumps, the first at
-``x_{s,0}``), with ``k_ℓ`` the Matérn 5/2 kernel of unit variance, the level ``c_s | σ_s ~
+``x_{s,0}``), with ``k_ℓ`` the Matérn kernel of unit variance and smoothness 5/2 or 1/2 (the
+Ornstein–Uhlenbeck process: a smooth part that wanders like a random walk), the level ``c_s | σ_s ~
 N(0, κ² σ_s²)``, the slope ``d_s | σ_s ~ N(0, κ_d² σ_s²)`` (or a scale mixture of such
 normals: gentle trends and a few steep ones) and the scale ``σ_s² ~ InvGamma(a₀, b₀)`` (all
 integrated out in closed form: a multivariate t evidence per segment, or a weighted sum of
-them), and the shape (ℓ, r) shared by all segments, on a grid. A jump is thus paid for by
+them), and the shape (ν, ℓ, r) shared by all segments, on a grid. A jump is thus paid for by
 what it buys: a new level, trend and scale (a shift of the mean or of its slope, a change of
 the noise), and a smooth part that need not bend to follow the jump. The jump locations get
 a uniform prior on the gaps between nodes given their number K, and K a uniform prior on
@@ -25,16 +26,17 @@ p ~ Beta(1, 1)) or a geometric one (``count_decay``); no segment is shorter than
 The sum over partitions is exact (Fearnhead, 2006): with ``P[i, j]`` the log evidence of
 nodes ``i..j-1`` as one segment, ``E[k, j] = logsumexp_i(E[k-1, i] + P[i, j])`` gives the
 evidence of every K in ``O(K n²)``, and partitions are drawn exactly by running it backwards.
-``P`` comes from Kalman filters (the Matérn 5/2 kernel is a linear SDE, state dimension 3,
-plus the level and the slope), one from each start node: ``O(n²)`` per grid point and
-``O(n)`` memory per start, for any spacing of the nodes. Draws are independent, so r̂ and ESS
-only measure how many were taken.
+``P`` comes from Kalman filters (both kernels are linear SDEs, state dimension 3 and 1, held
+in the same 3 states, plus the level and the slope), one from each start node: ``O(n²)`` per
+grid point and ``O(n)`` memory per start, for any spacing of the nodes. Draws are
+independent, so r̂ and ESS only measure how many were taken.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -46,15 +48,22 @@ from pymc_vsk.progress import detail
 
 __all__ = [
     "SegmentModel",
+    "Shape",
     "gross_errors",
     "log_configurations",
     "matern52_kernel",
     "matern52_transitions",
+    "matern_kernel",
     "noise_variance",
     "partition_evidence",
     "sample_partitions",
     "segment_evidence",
+    "state_space",
 ]
+
+#: Smoothness ν of the smooth part's Matérn kernels: 5/2 (twice differentiable paths) and 1/2
+#: (the Ornstein–Uhlenbeck process: continuous, rough paths, a random walk at long ℓ).
+SMOOTHNESS = (2.5, 0.5)
 
 
 def matern52_transitions(dx: np.ndarray, lengthscale: float) -> tuple[np.ndarray, np.ndarray]:
@@ -105,6 +114,64 @@ def stationary_covariance(lengthscale: float) -> np.ndarray:
     """P∞ of the Matérn 5/2 SDE with unit variance (see :func:`matern52_transitions`)."""
     lam2 = 5.0 / lengthscale**2
     return np.array([[1.0, 0.0, -lam2 / 3], [0.0, lam2 / 3, 0.0], [-lam2 / 3, 0.0, lam2**2]])
+
+
+def matern_kernel(a: np.ndarray, b: np.ndarray, lengthscale: float, nu: float = 2.5) -> np.ndarray:
+    """Matérn kernel of unit variance and smoothness ν (5/2 or 1/2) between 1-D inputs.
+
+    ν = 1/2 is the Ornstein–Uhlenbeck kernel ``exp(-|a - b| / ℓ)``.
+
+    Examples
+    --------
+    >>> float(matern_kernel(np.array([0.0]), np.array([0.5]), 0.5, nu=0.5)[0, 0])
+    0.36787944117144233
+    """
+    if nu == 2.5:
+        return matern52_kernel(a, b, lengthscale)
+    if nu == 0.5:
+        return np.exp(-np.abs(np.subtract.outer(a, b)) / lengthscale)
+    raise ValueError(f"the smooth part's smoothness nu must be one of {SMOOTHNESS}; got {nu}.")
+
+
+def state_space(
+    dx: np.ndarray, lengthscale: float, nu: float = 2.5
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Transitions ``A``, process noise ``Q`` and stationary covariance ``P∞`` of the smooth
+    part's SDE, in the filter's state of three components.
+
+    ν = 5/2: :func:`matern52_transitions` and :func:`stationary_covariance`. ν = 1/2: the
+    Ornstein–Uhlenbeck process df = -f/ℓ dt + √(2/ℓ) dW in the first component,
+    ``A = e^{-Δ/ℓ}``, ``Q = 1 - e^{-2Δ/ℓ}``; the other two stay 0 (one filter serves both).
+
+    Parameters
+    ----------
+    dx, lengthscale
+        As for :func:`matern52_transitions`.
+    nu : {2.5, 0.5}
+        Smoothness of the Matérn kernel.
+
+    Returns
+    -------
+    A, Q : array, shape (m, 3, 3)
+    Pinf : array, shape (3, 3)
+
+    Examples
+    --------
+    >>> A, Q, Pinf = state_space(np.array([0.0, 0.3]), 0.3, nu=0.5)
+    >>> [round(float(A[1, 0, 0]), 4), round(float(Q[1, 0, 0]), 4), float(Pinf[0, 0])]
+    [0.3679, 0.8647, 1.0]
+    """
+    if nu == 2.5:
+        return (*matern52_transitions(dx, lengthscale), stationary_covariance(lengthscale))
+    matern_kernel(np.zeros(1), np.zeros(1), lengthscale, nu)  # refuses any other ν
+    decay = np.exp(-np.asarray(dx, dtype=float) / lengthscale)
+    A = np.zeros((decay.size, 3, 3))
+    Q = np.zeros((decay.size, 3, 3))
+    A[:, 0, 0] = decay
+    Q[:, 0, 0] = 1.0 - decay * decay
+    Pinf = np.zeros((3, 3))
+    Pinf[0, 0] = 1.0
+    return A, Q, Pinf
 
 
 @numba.njit(cache=True)
@@ -256,12 +323,13 @@ def segment_evidence(
     slope_weights: Sequence[float] | None = None,
     outlier_prob: float = 0.0,
     outlier_log_density: float = 0.0,
+    nu: float = 2.5,
 ) -> np.ndarray:
     r"""Log evidence of every run of consecutive nodes as one segment.
 
     ``P[i, j] = log p(y[i:j])`` under ``y = c + d (x - x_i) + σ (r f + ε)`` with
-    ``f ~ GP(0, k_ℓ)`` (Matérn 5/2), ``c | σ ~ N(0, κ² σ²)``, ``d | σ ~ N(0, κ_d² σ²)``,
-    ``σ² ~ InvGamma(a₀, b₀)``: a multivariate t density,
+    ``f ~ GP(0, k_ℓ)`` (Matérn 5/2, or 1/2 with ``nu=0.5``), ``c | σ ~ N(0, κ² σ²)``,
+    ``d | σ ~ N(0, κ_d² σ²)``, ``σ² ~ InvGamma(a₀, b₀)``: a multivariate t density,
     ``Γ(a₀ + m/2) b₀^{a₀} / (Γ(a₀) (2π)^{m/2} |R|^{1/2} (b₀ + yᵀR⁻¹y/2)^{a₀+m/2})``
     with ``R = κ² 11ᵀ + κ_d² (x - x_i)(x - x_i)ᵀ + r² K_ℓ + I``; ``-inf`` where
     ``j - i < min_size``.
@@ -301,6 +369,8 @@ def segment_evidence(
         ε, the prior probability that an observation is a gross error.
     outlier_log_density : float, default 0.0
         Log density of a gross error, in the units of ``y``.
+    nu : {2.5, 0.5}
+        Smoothness of the Matérn kernel of ``f`` (:func:`state_space`).
 
     Returns
     -------
@@ -321,6 +391,7 @@ def segment_evidence(
             slope_weights=slope_weights,
             outlier_prob=outlier_prob,
             outlier_log_density=outlier_log_density,
+            nu=nu,
         )
     )
 
@@ -339,12 +410,13 @@ def _filter_arguments(
     slope_weights: Sequence[float] | None = None,
     outlier_prob: float = 0.0,
     outlier_log_density: float = 0.0,
+    nu: float = 2.5,
 ) -> tuple:
     """The arguments of :func:`_evidence_matrix`: those of :func:`_filter_from` after ``start``
     and before ``out``."""
     x = np.asarray(x, dtype=float)
     dx = np.diff(x)
-    A, Q = matern52_transitions(dx, lengthscale)
+    A, Q, Pinf = state_space(dx, lengthscale, nu)
     if not 0.0 <= outlier_prob < 1.0:
         raise ValueError(f"outlier_prob must lie in [0, 1); got {outlier_prob}.")
     log_gross = np.log(outlier_prob) + outlier_log_density if outlier_prob > 0 else -np.inf
@@ -357,7 +429,7 @@ def _filter_arguments(
         np.ascontiguousarray(dx),
         np.ascontiguousarray(A),
         np.ascontiguousarray(Q),
-        stationary_covariance(lengthscale),
+        Pinf,
         prior,
         slopes,
         tgain,
@@ -397,7 +469,7 @@ def gross_errors(x: np.ndarray, y: np.ndarray, edges: list[int], **priors: float
     **priors
         The keywords of :func:`segment_evidence` (``lengthscale``, ``ratio``, ``level_var``,
         ``a0``, ``b0``, ``min_size``; ``slope_var``, ``slope_weights``, ``outlier_prob``,
-        ``outlier_log_density``).
+        ``outlier_log_density``, ``nu``).
 
     Returns
     -------
@@ -622,6 +694,19 @@ def noise_variance(y: np.ndarray) -> float:
     return max(median, 0.1 * float(np.mean(d * d)) / 2)
 
 
+class Shape(NamedTuple):
+    """One shape of the smooth part on the grid of :class:`SegmentModel`."""
+
+    #: ℓ, in the scaled x (the x-range is 1).
+    lengthscale: float
+    #: r = σ_f/σ_n (0: no smooth part).
+    ratio: float
+    #: Log prior probability of the shape.
+    log_weight: float
+    #: Smoothness ν of the Matérn kernel (:data:`SMOOTHNESS`).
+    nu: float = 2.5
+
+
 class SegmentModel:
     """Priors of the segment model and its grid of shapes, scaled to the data.
 
@@ -690,6 +775,14 @@ class SegmentModel:
         (given K, every placement is equally likely). 1 is uniform; a value below 1 is a
         geometric prior that expects fewer jumps (0.5: each further jump halves the prior
         odds), above 1 more.
+    ou_weight : float, default 0.25
+        Prior probability that the smooth part is an Ornstein–Uhlenbeck process (Matérn
+        1/2: continuous but rough, a random walk at long ℓ) rather than a Matérn 5/2 one,
+        shared out over the same grid of ℓ and r > 0. Real series often wander as a random
+        walk or carry errors correlated from one observation to the next (prices, rates,
+        levels, measurements of a slow process); a smooth part that cannot follow that
+        wandering cuts it into pieces, and a rough one follows it without jumps. 0 keeps
+        the Matérn 5/2 smooth part alone.
 
     Notes
     -----
@@ -717,6 +810,7 @@ class SegmentModel:
         period: int | None = None,
         outlier_prob: float = 1e-4,
         count_decay: float = 1.0,
+        ou_weight: float = 0.25,
     ) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
@@ -733,6 +827,11 @@ class SegmentModel:
                 f"likely a priori); got {count_decay}."
             )
         self.count_decay = float(count_decay)
+        if not 0.0 <= ou_weight < 1.0:
+            raise ValueError(
+                f"ou_weight must lie in [0, 1) (the prior probability of a rough, "
+                f"Ornstein-Uhlenbeck smooth part; 0: Matérn 5/2 alone); got {ou_weight}."
+            )
         span = x[-1] - x[0]
         self.x = (x - x[0]) / span
         self.warp = warp
@@ -761,21 +860,25 @@ class SegmentModel:
         spacing = np.diff(self.x)
         h = float(np.median(spacing[spacing > 0])) if np.any(spacing > 0) else 1.0 / n
         ells = np.geomspace(min_lengthscale * h, 2.0, n_lengthscales)
-        grid = [(1.0, 0.0, np.log(1.0 / len(ratios)))]  # ℓ is irrelevant when r = 0
-        for r in ratios:
-            if r > 0:
-                grid += [(ell, r, np.log(1.0 / len(ratios) / len(ells))) for ell in ells]
-        self.grid = grid
+        # ℓ and ν are irrelevant when r = 0
+        grid = [Shape(1.0, 0.0, np.log(1.0 / len(ratios)))]
+        kernels = [(2.5, 1.0 - ou_weight), (0.5, ou_weight)]
+        for nu, weight in kernels:
+            if weight > 0:
+                log_w = np.log(weight / len(ratios) / len(ells))
+                grid += [Shape(ell, r, log_w, nu) for r in ratios if r > 0 for ell in ells]
+        self.grid: list[Shape] = grid
 
     @property
     def slope_prior(self) -> np.ndarray:
         """Rows (log weight, variance in units of σ²) of the slope prior's scale mixture."""
         return _slope_mixture(self.slope_var, self.slope_weights)
 
-    def _priors(self, lengthscale: float, ratio: float) -> dict:
+    def _priors(self, lengthscale: float, ratio: float, nu: float) -> dict:
         return {
             "lengthscale": lengthscale,
             "ratio": ratio,
+            "nu": nu,
             "level_var": self.level_var,
             "slope_var": self.slope_var,
             "slope_weights": self.slope_weights,
@@ -786,17 +889,19 @@ class SegmentModel:
             "outlier_log_density": self.outlier_log_density,
         }
 
-    def evidence(self, lengthscale: float, ratio: float) -> np.ndarray:
+    def evidence(self, lengthscale: float, ratio: float, nu: float = 2.5) -> np.ndarray:
         """Segment log evidence ``P`` at one grid point (:func:`segment_evidence`).
 
         A segment starts only where x increases: a jump lies between two distinct inputs,
         never between repeated observations at one x.
         """
-        P = segment_evidence(self.x, self.y, **self._priors(lengthscale, ratio))
+        P = segment_evidence(self.x, self.y, **self._priors(lengthscale, ratio, nu))
         P[1:][np.diff(self.x) == 0] = -np.inf
         return P
 
-    def gross_errors(self, edges: list[int], lengthscale: float, ratio: float) -> np.ndarray:
+    def gross_errors(
+        self, edges: list[int], lengthscale: float, ratio: float, nu: float = 2.5
+    ) -> np.ndarray:
         """The observations left out as gross errors by a partition at one grid point.
 
         Parameters
@@ -805,13 +910,15 @@ class SegmentModel:
             ``[0, c₁, ..., n]``, the first node of each segment and n.
         lengthscale, ratio : float
             A shape of the grid (ℓ in the scaled x).
+        nu : {2.5, 0.5}
+            Its smoothness.
 
         Returns
         -------
         array of bool, shape (n,)
             :func:`gross_errors`.
         """
-        return gross_errors(self.x, self.y, edges, **self._priors(lengthscale, ratio))
+        return gross_errors(self.x, self.y, edges, **self._priors(lengthscale, ratio, nu))
 
     def log_prior_counts(self) -> np.ndarray:
         """log P(K = k) + log P(partition | K = k) for k = 0..max_jumps.
@@ -855,10 +962,12 @@ class SegmentModel:
         logp = np.empty((len(self.grid), self.max_jumps + 1))
         Es = []
         step = max(1, len(self.grid) // 10)
-        for g, (ell, r, log_w) in enumerate(self.grid):
+        for g, shape in enumerate(self.grid):
             if g % step == 0:
                 detail(f"smooth-part shape {g + 1} of {len(self.grid)}")
-            E = partition_evidence(self.evidence(ell, r), self.max_jumps, self.min_size)
+            P = self.evidence(shape.lengthscale, shape.ratio, shape.nu)
+            E = partition_evidence(P, self.max_jumps, self.min_size)
             Es.append(E)
-            logp[g] = log_w + prior_k + E[:, self.n] + self.log_jacobian - self.log_penalty
+            logp[g] = shape.log_weight + prior_k + E[:, self.n]
+            logp[g] += self.log_jacobian - self.log_penalty
         return logp, Es
