@@ -178,18 +178,20 @@ def _nearest(post: JumpPosterior, location: float) -> float:
 
 def no_jump(options: dict) -> None:
     for kind in ("noise", "sine"):
-        p0, counts, weighed = [], [], 0
+        p0, counts, weighed, rough = [], [], 0, []
         for s in range(1000, 1060):
             x, y = white_or_sine(np.random.default_rng(s), kind)
             post = find_jumps(x, y, draws=100, chains=2, **options)
             p0.append(post.p_n_jumps[0])
             counts.append(post.n_jumps)
             weighed += len(post.models) > 1
+            rough.append(post.p_smooth_part["Ornstein–Uhlenbeck"])
         p0 = np.array(p0)
         print(
             f"{kind}, 60 seeds: P(K = 0) mean {p0.mean():.3f}, sd {p0.std():.3f}, min "
             f"{p0.min():.3f}; K > 0 on {sum(k > 0 for k in counts)}; another model weighed "
-            f"on {weighed}"
+            f"on {weighed}; P(Ornstein-Uhlenbeck | y) median {np.median(rough):.2f}, max "
+            f"{np.max(rough):.2f}"
         )
 
 
@@ -324,16 +326,18 @@ def walk(options: dict) -> None:
     for n in (100, 150, 300):
         for weight in (None, 0.0):
             extra = {} if weight is None else {"ou_weight": weight}
-            counts, p0 = [], []
+            counts, p0, rough = [], [], []
             for s in range(8100, 8130):
                 y = random_walk(np.random.default_rng(s), n)
                 post = find_jumps(np.arange(float(n)), y, draws=100, chains=2, **options, **extra)
                 counts.append(post.n_jumps)
                 p0.append(post.p_n_jumps[0])
+                rough.append(post.p_smooth_part["Ornstein–Uhlenbeck"])
             print(
                 f"random walk of {n} steps{'' if weight is None else ', ou_weight=0'}, 30 "
                 f"seeds: counts {dict(sorted(Counter(counts).items()))}, P(K = 0 | y) median "
-                f"{np.median(p0):.2f}, min {np.min(p0):.2f}"
+                f"{np.median(p0):.2f}, min {np.min(p0):.2f}; P(Ornstein-Uhlenbeck | y) median "
+                f"{np.median(rough):.2f}, min {np.min(rough):.2f}"
             )
 
 

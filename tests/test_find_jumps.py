@@ -1125,6 +1125,8 @@ def test_a_random_walk_is_not_cut_into_pieces():
     ]
     assert sum(post.n_jumps == 0 for post in found) >= 2
     assert np.median([post.p_n_jumps[0] for post in found]) > 0.3
+    # and the answer says why: P(Ornstein-Uhlenbeck | y) 0.90 to 1.00 over seeds 31-35
+    assert np.median([post.p_smooth_part["Ornstein–Uhlenbeck"] for post in found]) > 0.5
     model = SegmentModel(np.arange(20.0), np.zeros(20), ou_weight=0.25)
     weights = np.exp([shape.log_weight for shape in model.grid])
     assert weights.sum() == pytest.approx(1.0)
@@ -1145,3 +1147,23 @@ def test_draws_split_evenly_between_two_shapes_diagnose_without_a_warning():
         warnings.simplefilter("error")
         found = _diagnostics(idata).as_dict()
     assert 0.98 < found["max_rhat"] < 1.02 and found["min_ess_bulk"] > 200
+
+
+@pytest.mark.parametrize("seed", seeds(0, 1))
+def test_the_kind_of_smooth_part_is_reported_and_matches_the_draws(seed):
+    """A sine with a jump in white noise: the smooth part is Matérn 5/2 (P 0.96 to 1.00 over
+    seeds 0-4); P(smooth part | y) sums to one, the share of draws with ν = 1/2 agrees with
+    P(Ornstein-Uhlenbeck | y) within Monte Carlo error, and the summary prints it."""
+    rng = np.random.default_rng(seed)
+    x = np.arange(150.0)
+    y = np.sin(x / 15) + 0.3 * rng.normal(size=150) + np.where(x > 70, 1.5, 0.0)
+    post = find_jumps(x, y, draws=100)
+    p = post.p_smooth_part
+    assert set(p) == {"none", "Matérn 5/2", "Ornstein–Uhlenbeck"}
+    assert sum(p.values()) == pytest.approx(1.0)
+    assert p["Matérn 5/2"] > 0.5, post.summary()
+    nu = post.idata["posterior"]["smoothness"].values.ravel()
+    assert np.mean(np.isnan(nu)) == pytest.approx(p["none"], abs=0.1)
+    q = p["Ornstein–Uhlenbeck"]
+    assert abs(np.mean(nu == 0.5) - q) < 4 * np.sqrt(q * (1 - q) / nu.size) + 0.01
+    assert "smooth part: none (P = " in post.summary()

@@ -28,7 +28,13 @@ from pymc_vsk.jumps.dates import decimal_years, is_dates
 from pymc_vsk.jumps.formatting import digits_for
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.seasons import find_period
-from pymc_vsk.jumps.segments import SegmentModel, Shape, matern_kernel, sample_partitions
+from pymc_vsk.jumps.segments import (
+    SMOOTHNESS,
+    SegmentModel,
+    Shape,
+    matern_kernel,
+    sample_partitions,
+)
 from pymc_vsk.jumps.warps import choose_warp, describe_warp, log_unwarp
 from pymc_vsk.memory import check_dense
 from pymc_vsk.progress import report
@@ -89,7 +95,9 @@ class JumpPosterior:
     jumps : list of Jump
         The jumps of the decision, in increasing order of location.
     idata : DataTree
-        Posterior draws: ``n_jumps``, ``lengthscale`` (x units), ``ratio`` (σ_f/σ_n) over all
+        Posterior draws: ``n_jumps``, ``lengthscale`` (x units), ``ratio`` (σ_f/σ_n),
+        ``smoothness`` (the Matérn ν of the smooth part: 2.5, or 0.5 for the
+        Ornstein–Uhlenbeck process; ℓ and ν are NaN in draws without a smooth part) over all
         counts, and ``location`` (dim ``jump``) given K = ``n_jumps``.
     diagnostics : Diagnostics
         r̂ and ESS of the draws (no divergences: nothing is integrated numerically).
@@ -145,6 +153,10 @@ class JumpPosterior:
             f"{len(self.x)} observations, x in [{self.x[0]:.{d}g}, {self.x[-1]:.{d}g}]",
             f"number of jumps: {self.n_jumps}   ({ks})",
         ]
+        lines.append(
+            "smooth part: "
+            + ", ".join(f"{name} (P = {p:.3f})" for name, p in self.p_smooth_part.items())
+        )
         if len(self.models) > 1:
             lines.append(
                 "modelled: "
@@ -167,6 +179,24 @@ class JumpPosterior:
             )
         lines += ["", "diagnostics of the draws:", str(self.diagnostics)]
         return "\n".join(lines)
+
+    @cached_property
+    def p_smooth_part(self) -> dict[str, float]:
+        """Posterior probabilities of the smooth part's kind, over every count and model.
+
+        Returns
+        -------
+        dict
+            ``{"none": P(r = 0 | y), "Matérn 5/2": ..., "Ornstein–Uhlenbeck": ...}``: no
+            smooth part (each segment a level and trend plus noise), a twice differentiable
+            one, or a rough one that wanders like a random walk at long ℓ (``ou_weight``
+            of :class:`~pymc_vsk.jumps.segments.SegmentModel` is its prior probability).
+        """
+        shapes = [m.grid[g] for m, g in _shapes(self.models)]
+        kind = np.array([0 if s.ratio == 0 else 1 if s.nu == SMOOTHNESS[0] else 2 for s in shapes])
+        mass = np.exp(logsumexp(self.log_evidence, axis=1) - logsumexp(self.log_evidence))
+        names = ("none", "Matérn 5/2", "Ornstein–Uhlenbeck")
+        return {name: float(mass[kind == i].sum()) for i, name in enumerate(names)}
 
     @cached_property
     def outliers(self) -> np.ndarray:
@@ -367,10 +397,12 @@ def find_jumps(
     span = x[-1] - x[0]
     ell = np.array([m.grid[g].lengthscale for m, g in (entries[i] for i in g_all)]) * span
     ratio = np.array([m.grid[g].ratio for m, g in (entries[i] for i in g_all)])
+    nu = np.array([m.grid[g].nu for m, g in (entries[i] for i in g_all)])
     posterior = {
         "n_jumps": k_all.reshape(chains, draws).astype(float),
         "lengthscale": np.where(ratio > 0, ell, np.nan).reshape(chains, draws),
         "ratio": ratio.reshape(chains, draws),
+        "smoothness": np.where(ratio > 0, nu, np.nan).reshape(chains, draws),
     }
     if k_hat:
         posterior["location"] = locs.reshape(chains, draws, k_hat)
@@ -567,8 +599,8 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
         values = np.asarray(post[name].values)
         if np.all(np.isnan(values)):
             continue
-        if name == "lengthscale" and np.any(np.isnan(values)):
-            continue  # undefined where r = 0; its mixing shows in "ratio"
+        if name == "smoothness" or (name == "lengthscale" and np.any(np.isnan(values))):
+            continue  # ν takes two values, ℓ is undefined where r = 0: "ratio" shows the mixing
         flat = values.reshape(values.shape[0] * values.shape[1], -1)
         if np.all(np.ptp(flat, axis=0) > 0):
             names.append(name)
