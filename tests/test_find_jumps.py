@@ -38,7 +38,7 @@ from benchmarks.jump_seeds import (
 from pymc_vsk.cli import main
 from pymc_vsk.jumps import find_jumps, segments
 from pymc_vsk.jumps.cli import NOT_CONVERGED
-from pymc_vsk.jumps.detection import _best_f1_count, _describe, _diagnostics
+from pymc_vsk.jumps.detection import JumpPosterior, _best_f1_count, _describe, _diagnostics
 from pymc_vsk.jumps.seasons import Season, find_period
 from pymc_vsk.jumps.segments import (
     SegmentModel,
@@ -440,6 +440,13 @@ def test_correlated_noise_gets_no_jump_and_its_step_is_found():
     assert spurious <= 1 and found >= 3, (spurious, found)
 
 
+def _same_smooth_part(other: JumpPosterior, base: JumpPosterior) -> None:
+    """P(smooth part | y) of ``other`` is that of ``base`` (the data in other units)."""
+    assert other.p_smooth_part.keys() == base.p_smooth_part.keys()
+    for kind, p in base.p_smooth_part.items():
+        assert other.p_smooth_part[kind] == pytest.approx(p, rel=1e-6, abs=1e-10), kind
+
+
 def test_same_answer_in_any_units():
     rng = np.random.default_rng(seed(14))
     x = np.sort(rng.uniform(0, 1, 70))
@@ -448,6 +455,7 @@ def test_same_answer_in_any_units():
     for a, b, c, d in [(1e-6, 3.0, 1e5, -2.0), (1e4, -7e4, 1e-4, 1.0)]:
         other = find_jumps(a * x + b, c * y + d, draws=100, chains=2)
         np.testing.assert_allclose(other.p_n_jumps, base.p_n_jumps, rtol=1e-6, atol=1e-10)
+        _same_smooth_part(other, base)
         for j0, j1 in zip(base.jumps, other.jumps, strict=True):
             assert j1.location == pytest.approx(a * j0.location + b, rel=1e-9, abs=1e-9 * abs(b))
             assert j1.probability == pytest.approx(j0.probability)
@@ -511,6 +519,7 @@ def test_warped_answer_is_the_same_in_any_units_and_for_minus_y():
         other = find_jumps(x, c * y + d, draws=100, chains=2, season=False)
         np.testing.assert_allclose(other.p_n_jumps, base.p_n_jumps, rtol=1e-6, atol=1e-10)
         np.testing.assert_allclose(other.p_models, base.p_models, rtol=1e-6, atol=1e-10)
+        _same_smooth_part(other, base)
         assert [j.location for j in other.jumps] == [j.location for j in base.jumps]
         mean, std = other.mean(x)
         mean0, std0 = base.mean(x)
@@ -819,6 +828,7 @@ def test_seasonal_answer_is_the_same_in_any_units():
         other = find_jumps(a * x + b, c * y + d, draws=100, chains=2)
         np.testing.assert_allclose(other.p_n_jumps, base.p_n_jumps, rtol=1e-6, atol=1e-10)
         np.testing.assert_allclose(other.p_models, base.p_models, rtol=1e-6, atol=1e-10)
+        _same_smooth_part(other, base)
         for j0, j1 in zip(base.jumps, other.jumps, strict=True):
             assert j1.location == pytest.approx(a * j0.location + b, abs=1e-6)
         mean, _ = other.mean(a * x + b)
