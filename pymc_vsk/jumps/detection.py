@@ -192,9 +192,9 @@ class JumpPosterior:
             one, or a rough one that wanders like a random walk at long ℓ (``ou_weight``
             of :class:`~pymc_vsk.jumps.segments.SegmentModel` is its prior probability).
         """
-        shapes = [m.grid[g] for m, g in _shapes(self.models)]
+        shapes = [m.grid[g] for m, g in _shapes(self.models or [self.model])]
         kind = np.array([0 if s.ratio == 0 else 1 if s.nu == SMOOTHNESS[0] else 2 for s in shapes])
-        mass = np.exp(logsumexp(self.log_evidence, axis=1) - logsumexp(self.log_evidence))
+        mass = _shape_mass(self.log_evidence)
         names = ("none", "Matérn 5/2", "Ornstein–Uhlenbeck")
         return {name: float(mass[kind == i].sum()) for i, name in enumerate(names)}
 
@@ -394,13 +394,11 @@ def find_jumps(
     locs = mids[cuts_cond - 1] if k_hat else np.empty((total, 0))
     all_locs = np.where(cuts_all > 0, mids[np.maximum(cuts_all, 1) - 1], np.nan)
     jumps = [_describe(own, all_locs, x, mids) for own in _per_jump(locs)]
-    span = x[-1] - x[0]
-    ell = np.array([m.grid[g].lengthscale for m, g in (entries[i] for i in g_all)]) * span
-    ratio = np.array([m.grid[g].ratio for m, g in (entries[i] for i in g_all)])
-    nu = np.array([m.grid[g].nu for m, g in (entries[i] for i in g_all)])
+    shapes = np.array([(m.grid[g].lengthscale, m.grid[g].ratio, m.grid[g].nu) for m, g in entries])
+    ell, ratio, nu = shapes[g_all].T
     posterior = {
         "n_jumps": k_all.reshape(chains, draws).astype(float),
-        "lengthscale": np.where(ratio > 0, ell, np.nan).reshape(chains, draws),
+        "lengthscale": np.where(ratio > 0, ell * (x[-1] - x[0]), np.nan).reshape(chains, draws),
         "ratio": ratio.reshape(chains, draws),
         "smoothness": np.where(ratio > 0, nu, np.nan).reshape(chains, draws),
     }
@@ -410,9 +408,7 @@ def find_jumps(
 
     idata = from_dict({"posterior": posterior}, dims={"location": ["jump"]})
     owner = np.repeat(np.arange(len(models)), [len(m.grid) for m in models])
-    p_models = np.array(
-        [np.exp(logsumexp(logp[owner == i]) - logsumexp(logp)) for i in range(len(models))]
-    )
+    p_models = np.bincount(owner, weights=_shape_mass(logp), minlength=len(models))
     model = models[int(np.argmax(p_models))]
     return JumpPosterior(
         x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp, models, p_models
@@ -430,6 +426,12 @@ def _describe_model(model: SegmentModel) -> str:
 def _shapes(models: list[SegmentModel]) -> list[tuple[SegmentModel, int]]:
     """Every shape of every model, in the order of the rows of the log evidence."""
     return [(m, g) for m in models for g in range(len(m.grid))]
+
+
+def _shape_mass(log_evidence: np.ndarray) -> np.ndarray:
+    """Posterior probability of each shape (a row of ``log_evidence``), over every count."""
+    rows = logsumexp(log_evidence, axis=1)
+    return np.exp(rows - logsumexp(rows))
 
 
 def _shapes_given(logp: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -620,9 +622,7 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
 
 def _point_shape(post: JumpPosterior) -> tuple[SegmentModel, Shape]:
     """The model and the shape of the grid with the largest posterior mass."""
-    model, g = _shapes(post.models or [post.model])[
-        int(np.argmax(logsumexp(post.log_evidence, axis=1)))
-    ]
+    model, g = _shapes(post.models or [post.model])[int(np.argmax(_shape_mass(post.log_evidence)))]
     return model, model.grid[g]
 
 
