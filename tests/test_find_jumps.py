@@ -706,6 +706,15 @@ def test_the_benchmark_runs_and_refuses_an_unknown_series(tmp_path, capsys):
     with pytest.raises(SystemExit):
         benchmark(["--skip", "no_such_series"])
     assert "--skip: no real series named no_such_series" in capsys.readouterr().err
+    # the synthetic groups drawn at two seeds: pooled, and each seed's means printed
+    once = ["--no-real", "--synthetic", "1", "--seasonal", "0", "--dependent", "0"]
+    assert benchmark([*once, "--draws", "50", "--chains", "2", "--repeats", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "synthetic (  2 series)" in out and "synthetic ours - PELT: f1 " in out
+    assert "synthetic seed 0: f1_vsk" in out and "synthetic seed 1: f1_vsk" in out
+    with pytest.raises(SystemExit):
+        benchmark([*once, "--repeats", "0"])
+    assert "--repeats must be at least 1; got 0" in capsys.readouterr().err
 
 
 def test_the_annotated_breaks_of_the_strucchange_series_are_their_published_dates():
