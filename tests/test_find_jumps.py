@@ -1188,3 +1188,29 @@ def test_the_kind_of_smooth_part_is_reported_and_matches_the_draws(seed):
     q = p["Ornstein–Uhlenbeck"]
     assert abs(np.mean(nu == 0.5) - q) < 4 * np.sqrt(q * (1 - q) / nu.size) + 0.01
     assert "smooth part: none (P = " in post.summary()
+
+
+def test_the_gain_of_each_jump_is_printed_for_every_variant(capsys):
+    """The Nile's jump after 1898 pays under every variant of the segment model, with and
+    without a smooth part (``benchmarks/jump_gains.py``: 16–28 nats), and its gain is the
+    partition's evidence less that of the same without the jump."""
+    from benchmarks.jump_gains import VARIANTS, gains, point_shape
+    from benchmarks.jump_gains import main as jump_gains
+    from benchmarks.jumps_real import real_series
+
+    assert jump_gains(["--annotated", "nile"]) == 0
+    out = capsys.readouterr().out
+    assert "== nile: jumps before observations [28], annotated [28]" in out
+    rows = [line for line in out.splitlines() if line.startswith("  ")]
+    assert len(rows) == len(VARIANTS)
+    values = [float(v) for row in rows for v in row.split("*")[1].split("/")]
+    assert min(values) > 5.0
+    nile = next(s for s in real_series() if s.name == "nile")
+    post = find_jumps(nile.x, nile.y, draws=50, chains=2)
+    model, shape = point_shape(post, 1)
+    P = model.evidence(shape.lengthscale, shape.ratio, shape.nu)
+    expected = P[0, 28] + P[28, model.n] - P[0, model.n]
+    assert gains(model, shape, [28], shape.ratio) == pytest.approx([expected])
+    with pytest.raises(SystemExit):
+        jump_gains(["no_such_series"])
+    assert "no real series named no_such_series" in capsys.readouterr().err
