@@ -441,6 +441,14 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def save_table(table: pd.DataFrame, path: Path | None) -> None:
+    """Write the per-series table to ``path`` (its folder made if need be), if one is given."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(path, index=False)
+        print(f"saved {path}")
+
+
 def option_value(text: str) -> int | float | str | tuple:
     """An option's value: an int (``n_lengthscales=12``), a float, a tuple of values
     (``ratios=0,1,3``), or the text itself."""
@@ -550,10 +558,7 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(table))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory of this process: {peak:.0f} MB")
-    if args.csv is not None:
-        args.csv.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(args.csv, index=False)
-        print(f"saved {args.csv}")
+    save_table(table, args.csv)
     return 0
 
 

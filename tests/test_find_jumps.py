@@ -1214,3 +1214,23 @@ def test_the_gain_of_each_jump_is_printed_for_every_variant(capsys):
     with pytest.raises(SystemExit):
         jump_gains(["no_such_series"])
     assert "no real series named no_such_series" in capsys.readouterr().err
+
+
+def test_the_command_benchmark_runs_the_command_on_files_and_scores_its_answer(tmp_path, capsys):
+    """``benchmarks/jumps_command.py`` runs ``pymc-vsk detect-jumps`` on each series written as
+    ``index,value`` and scores the JSON: on the Nile the jump before row 28 (1899), on US
+    airline miles (no documented change) none; both exit with status 0."""
+    from benchmarks.jumps_command import main as command_benchmark
+
+    table = tmp_path / "command.csv"
+    assert command_benchmark(["--only", "nile", "--only", "airmiles", "--csv", str(table)]) == 0
+    out = capsys.readouterr().out
+    assert "exit status 0 and max_rhat ≤ 1.01 on 2 of 2 series" in out
+    rows = pd.read_csv(table).set_index("series")
+    assert rows.loc["nile", "k_vsk"] == 1 and rows.loc["airmiles", "k_vsk"] == 0
+    assert rows.loc["nile", "f1_vsk"] == 1.0 and rows.loc["nile", "cover_vsk"] > 0.95
+    assert (rows["exit_status"] == 0).all() and (rows["max_rhat"] <= 1.01).all()
+    assert rows.loc["airmiles", "f1_zero"] == 1.0 and rows.loc["nile", "f1_zero"] < 1.0
+    with pytest.raises(SystemExit):
+        command_benchmark(["--only", "no_such_series"])
+    assert "no real series named no_such_series" in capsys.readouterr().err
