@@ -1225,7 +1225,7 @@ def test_the_command_benchmark_runs_the_command_on_files_and_scores_its_answer(t
     table = tmp_path / "command.csv"
     assert command_benchmark(["--only", "nile", "--only", "airmiles", "--csv", str(table)]) == 0
     out = capsys.readouterr().out
-    assert "exit status 0 and max_rhat ≤ 1.01 on 2 of 2 series" in out
+    assert "exit status 0 and max_rhat ≤ 1.01 on 2 of 2 runs" in out
     rows = pd.read_csv(table).set_index("series")
     assert rows.loc["nile", "k_vsk"] == 1 and rows.loc["airmiles", "k_vsk"] == 0
     assert rows.loc["nile", "f1_vsk"] == 1.0 and rows.loc["nile", "cover_vsk"] > 0.95
@@ -1234,3 +1234,10 @@ def test_the_command_benchmark_runs_the_command_on_files_and_scores_its_answer(t
     with pytest.raises(SystemExit):
         command_benchmark(["--only", "no_such_series"])
     assert "no real series named no_such_series" in capsys.readouterr().err
+    # two seeds of the command's draws: each seed's means printed
+    assert command_benchmark(["--only", "airmiles", "--seeds", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "seed 0: all f1_vsk 1.000" in out and "seed 1: all f1_vsk 1.000" in out
+    with pytest.raises(SystemExit):
+        command_benchmark(["--seeds", "0"])
+    assert "--seeds must be at least 1; got 0" in capsys.readouterr().err
