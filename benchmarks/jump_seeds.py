@@ -33,6 +33,8 @@ The series (each a function of a seeded generator, shared with the tests):
   steps between neighbours are 0, which no setting was chosen on.
 * ``kink``: 80 yearly values 1950–2029, noise sd 1, flat until a random year in the middle
   half, then rising by ``rise`` noise sds per decade: a change of the trend without a step.
+* ``short_step``: 15, 20 or 30 values at x = 0, 1, ..., unit white noise, with a step of 0, 2
+  or 4 noise sds at half way: the shortest series a user brings.
 * ``smooth_season``: monthly (6 to 10 years) or weekly (156 to 400 weeks) values with a
   smooth season (a yearly wave and its first overtone, amplitude 1 to 3 noise sds), a random
   trend and 0 to 3 steps of 1.5 to 4 noise sds, as the synthetic series of
@@ -156,6 +158,12 @@ def sine_season(rng: np.random.Generator, period: int) -> tuple[np.ndarray, np.n
     y = np.sin(2 * np.pi * t / period) + 0.5 * rng.normal(size=t.size) + 0.01 * t
     kept = np.sort(rng.choice(t.size, size=int(0.9 * t.size), replace=False))
     return 3.0 + 0.5 * t, y, kept
+
+
+def short_step(rng: np.random.Generator, n: int, size: float) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` values of unit white noise at x = 0..n-1, with a step of ``size`` from ``n // 2``."""
+    x = np.arange(n, dtype=float)
+    return x, rng.normal(size=n) + size * (x >= n // 2)
 
 
 def wild_values(
@@ -403,6 +411,21 @@ def wild(options: dict) -> None:
             )
 
 
+def short(options: dict) -> None:
+    for n in (15, 20, 30):
+        for size in (0.0, 2.0, 4.0):
+            counts, near = [], 0
+            for seed in range(20):
+                x, y = short_step(np.random.default_rng(seed), n, size)
+                post = find_jumps(x, y, draws=100, chains=2, **options)
+                counts.append(post.n_jumps)
+                near += any(abs(j.location - (n // 2 - 0.5)) <= 1 for j in post.jumps)
+            print(
+                f"{n} values, step of {size:g} sds, 20 seeds: K counts "
+                f"{dict(sorted(Counter(counts).items()))}; a jump within 1 of the step on {near}"
+            )
+
+
 def smooth_seasonal(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[int], int]:
     """A monthly or weekly series with a smooth season and 0 to 3 steps; also its steps and
     its period."""
@@ -462,6 +485,7 @@ SWEEPS = {
     "discrete": discrete,
     "wild": wild,
     "smooth_season": smooth_season,
+    "short": short,
 }
 
 

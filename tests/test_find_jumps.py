@@ -29,6 +29,7 @@ from benchmarks.jump_seeds import (
     monthly,
     random_walk,
     recorded,
+    short_step,
     sine_season,
     step,
     three_steps,
@@ -1241,3 +1242,14 @@ def test_the_command_benchmark_runs_the_command_on_files_and_scores_its_answer(t
     with pytest.raises(SystemExit):
         command_benchmark(["--seeds", "0"])
     assert "--seeds must be at least 1; got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_clear_step_in_fifteen_values_is_found(seed):
+    """The shortest series a user brings: 15 values of unit white noise with a step of 4
+    noise sds at half way. Over 20 seeds (``jump_seeds.py --only short``) a jump within one
+    gap of the step on 20, and K = 1 on 20."""
+    x, y = short_step(np.random.default_rng(seed), 15, 4.0)
+    post = find_jumps(x, y, draws=100, chains=2)
+    assert post.n_jumps == 1, post.summary()
+    assert abs(post.jumps[0].location - 6.5) <= 1.0, post.summary()
