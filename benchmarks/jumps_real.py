@@ -385,7 +385,7 @@ def summarise(table: pd.DataFrame) -> str:
             f"{kind:9s} ({len(part):3d} series)  " + "  ".join(f"{c} {means[c]:.3f}" for c in cols)
         )
     for kind, part in groups.items():
-        lines.append(f"{kind:9s} ours - PELT: {_paired(part)}")
+        lines.append(f"{kind:9s} ours - PELT: {paired_difference(part)}")
     drawn = table[table["seed"] >= 0]
     if drawn["seed"].nunique() > 1:
         for (kind, seed), part in drawn.groupby(["kind", "seed"]):
@@ -410,7 +410,7 @@ def summarise(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _paired(part: pd.DataFrame) -> str:
+def paired_difference(part: pd.DataFrame) -> str:
     """Mean per-series difference of F1 and of covering, ours less PELT's, with the standard
     error of each mean (the series taken as a sample of their kind: how far the margin could
     move on other series like them)."""
