@@ -65,6 +65,18 @@ Transcribed into ``benchmarks/data`` from R packages (GPL; the values as publish
 * ``german_m1``: log real M1 per capita of Germany, quarterly 1961–1995
   (``strucchange::GermanM1``, from Lütkepohl et al., 1999); the monetary unification of
   1 June 1990: the change annotated from 1990Q3.
+* ``seatbelts_vans``: drivers of vans (light goods vehicles) killed in Great Britain, monthly
+  1969–1984 (``datasets::Seatbelts``, column ``VanKilled``); the seat-belt law of 31 January
+  1983 applied to them too (Harvey and Durbin, 1986): the change annotated from February
+  1983.
+* ``nightingale_disease``: the British army's deaths from preventable disease in the Crimean
+  War, annual rate per 1 000, monthly April 1854–March 1856 (``HistData::Nightingale``, from
+  Nightingale, 1858); the Sanitary Commission arrived in March 1855, and her two diagrams
+  split the months before and after it: the change annotated from April 1855.
+* ``tbill_rate``: the US one-month treasury-bill rate, monthly February 1950–December 1990
+  (``Ecdat::Mishkin``, from Mishkin, 1992); the Federal Reserve's targeting of non-borrowed
+  reserves from October 1979 to October 1982, the two changes of monetary-policy regime dated
+  by Huizinga and Mishkin (1986).
 * ``lynx``: Canadian lynx trappings 1821–1934 (``datasets::lynx``): cycles, no documented
   change point.
 
@@ -137,6 +149,9 @@ TRANSCRIBED: list[tuple[str, str, str, list[list[float]]]] = [
     ("djia_returns", "week", "log_return", [[90.0]]),
     ("boston_youth_homicides", "month", "homicides", [[1996 + 5 / 12]]),
     ("german_m1", "quarter", "log_m1", [[1990.5]]),
+    ("seatbelts_vans", "time", "vans", [[1983 + 1 / 12]]),
+    ("nightingale_disease", "month", "disease_rate", [[1855 + 3 / 12]]),
+    ("tbill_rate", "month", "tbill", [[1979 + 9 / 12, 1982 + 9 / 12]]),
     ("lynx", "year", "trapped", [[]]),
     ("air_passengers", "month", "passengers", [[]]),
     ("uk_gas", "quarter", "gas", [[]]),

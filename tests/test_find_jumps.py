@@ -740,6 +740,29 @@ def test_the_annotated_breaks_of_the_strucchange_series_are_their_published_date
     assert djia.annotations == [ends]
 
 
+def test_the_transcribed_changes_sit_at_their_documented_dates():
+    """Each annotated change is the first observation of its new regime: February 1983 for
+    the seat-belt law, April 1855 for the months after the Sanitary Commission's arrival,
+    October 1979 and October 1982 for the regimes of the Federal Reserve; and every
+    annotation lies inside its series."""
+    from benchmarks.jumps_real import real_series
+
+    series = {s.name: s for s in real_series()}
+    for s in series.values():
+        assert all(0 < c < len(s.y) for marks in s.annotations for c in marks), s.name
+    expected = {
+        "seatbelts_vans": [(1983, 2)],
+        "nightingale_disease": [(1855, 4)],
+        "tbill_rate": [(1979, 10), (1982, 10)],
+    }
+    for name, months in expected.items():
+        x = series[name].x
+        [marks] = series[name].annotations
+        dates = [(int(np.floor(x[c] + 1e-6)), round((x[c] % 1) * 12) + 1) for c in marks]
+        assert dates == months, name
+        assert np.allclose(x[marks] - x[np.array(marks) - 1], 1 / 12, atol=1e-3)  # a month before
+
+
 def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
     from benchmarks.jumps_real import MeanVarianceCost, mean_variance_pelt
 
