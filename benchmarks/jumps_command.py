@@ -46,6 +46,7 @@ from benchmarks.jumps_real import (
     real_series,
     save_table,
     score,
+    scores_line,
 )
 
 
@@ -156,10 +157,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 print(
                     f"{row['series']:24s} seed {row['seed']} n={row['n']:5d} exit "
-                    f"{row['exit_status']}  {row['time']:6.1f} s  K true {row['true_k']} ours "
-                    f"{row['k_vsk']} pelt {row['k_pelt']}  F1 {row['f1_vsk']:.3f} / "
-                    f"{row['f1_pelt']:.3f}  cover {row['cover_vsk']:.3f} / "
-                    f"{row['cover_pelt']:.3f}  max_rhat {row['max_rhat']:.4f}",
+                    f"{row['exit_status']}  {row['time']:6.1f} s  {scores_line(row)}  "
+                    f"max_rhat {row['max_rhat']:.4f}",
                     flush=True,
                 )
     table = pd.DataFrame(rows)

@@ -382,6 +382,16 @@ def run(series: Series, draws: int, chains: int, options: dict | None = None) ->
     return row
 
 
+def scores_line(row: dict, certainty: str = "") -> str:
+    """The counts and scores of one row, ours then PELT's: ``K true 1 ours 1 pelt 6  F1 ...
+    cover ...``; ``certainty`` follows our count (the posterior probability of it)."""
+    return (
+        f"K true {row['true_k']} ours {row['k_vsk']}{certainty} pelt {row['k_pelt']}  "
+        f"F1 {row['f1_vsk']:.3f} / {row['f1_pelt']:.3f}  "
+        f"cover {row['cover_vsk']:.3f} / {row['cover_pelt']:.3f}"
+    )
+
+
 def summarise(table: pd.DataFrame) -> str:
     """Mean scores per kind of series and overall, median times, convergence counts."""
     methods = ("vsk", "pelt", "binseg", "pelt_mv", "zero")
@@ -561,9 +571,8 @@ def main(argv: list[str] | None = None) -> int:
         row = run(s, args.draws, args.chains, options)
         rows.append(row)
         print(
-            f"{row['series']:32s} n={row['n']:5d} K true {row['true_k']} ours {row['k_vsk']} "
-            f"(P {row['p_k_vsk']:.2f}) pelt {row['k_pelt']}  F1 {row['f1_vsk']:.3f} / "
-            f"{row['f1_pelt']:.3f}  cover {row['cover_vsk']:.3f} / {row['cover_pelt']:.3f}  "
+            f"{row['series']:32s} n={row['n']:5d} "
+            f"{scores_line(row, f' (P {row["p_k_vsk"]:.2f})')}  "
             f"{row['time_vsk']:.1f} s  r̂ {row['max_rhat']:.4f}",
             flush=True,
         )
