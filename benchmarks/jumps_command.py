@@ -18,8 +18,8 @@ error, how many exited with status 0 and had ``max_rhat`` ≤ 1.01, and the medi
 ``--csv PATH`` writes the per-series table; ``--only NAME`` (repeatable) runs the named
 series alone; ``--skip NAME`` leaves one out (``--skip co2``: its 2 225 values take about
 3 minutes). ``--seeds N`` runs the command at ``--seed`` 0, 1, ..., N − 1 and prints each
-seed's means: the number of jumps is decided from posterior draws, so where P(K | y) is flat
-the answer moves with the seed.
+seed's means: the number of jumps is decided on draws of a seed of its own, so only the
+places (posterior medians of the reported draws) and the covering move with the seed.
 """
 
 from __future__ import annotations

@@ -910,6 +910,23 @@ def test_decisions_of_find_jumps():
         find_jumps(x, y, decision="median")
 
 
+def test_the_count_does_not_depend_on_the_seed_nor_on_the_number_of_draws():
+    # US GDP growth 1947-1997 by quarter, as row numbers: P(K | y) is 0.40 for one jump and
+    # 0.32 for two; when the decision was taken on the reported draws, 2 x 100 of them gave
+    # 2, 2, 1, 1 jumps at the seeds 0 to 3, and 4 x 1 000 gave 1, 2, 1, 2, 2 at 0 to 4.
+    from benchmarks.jumps_real import real_series
+
+    series = next(s for s in real_series() if s.name == "us_gdp_growth")
+    x = np.arange(len(series.y), dtype=float)
+    default = find_jumps(x, series.y)
+    for s in range(4):
+        post = find_jumps(x, series.y, seed=s, draws=100, chains=2)
+        assert post.n_jumps == default.n_jumps
+        np.testing.assert_allclose(post.p_n_jumps, default.p_n_jumps)
+        assert post.idata["posterior"]["location"].shape == (2, 100, default.n_jumps)
+    assert find_jumps(x, series.y, seed=1).n_jumps == default.n_jumps
+
+
 def test_fixed_count_and_its_errors():
     rng = np.random.default_rng(seed(15))
     x = np.arange(30.0)
