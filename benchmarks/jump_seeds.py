@@ -33,6 +33,9 @@ The series (each a function of a seeded generator, shared with the tests):
   steps between neighbours are 0, which no setting was chosen on.
 * ``kink``: 80 yearly values 1950–2029, noise sd 1, flat until a random year in the middle
   half, then rising by ``rise`` noise sds per decade: a change of the trend without a step.
+* ``trend_drop``: 40 yearly values from 1960, unit white noise on a line rising by 0, 1 or 3
+  noise sds a year, with or without a drop of 4 noise sds at a random year in the middle
+  half: a steady trend (GDP, a population) and a setback.
 * ``short_step``: 15, 20 or 30 values at x = 0, 1, ..., unit white noise, with a step of 0, 2
   or 4 noise sds at half way: the shortest series a user brings.
 * ``smooth_season``: monthly (6 to 10 years) or weekly (156 to 400 weeks) values with a
@@ -149,6 +152,18 @@ def recorded(
     else:
         y = np.round(1.5 * after + 0.6 * rng.normal(size=100))
     return np.arange(100.0), y.astype(float), c
+
+
+def trend_drop(
+    rng: np.random.Generator, rise: float, drop: float, n: int = 40
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """``n`` yearly values from 1960 of unit white noise on a line rising by ``rise`` noise sds
+    a year, falling by ``drop`` at a random year in the middle half (and rising on from
+    there); also the index of that year."""
+    at = int(rng.integers(n // 4, 3 * n // 4))
+    x = 1960.0 + np.arange(n)
+    y = rise * np.arange(n) - drop * (np.arange(n) >= at) + rng.normal(size=n)
+    return x, y, at
 
 
 def sine_season(rng: np.random.Generator, period: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -392,6 +407,30 @@ def kinks(options: dict) -> None:
         )
 
 
+def drops(options: dict) -> None:
+    """A drop of the level in a steadily rising series, or none; also with the series' least
+    squares line taken off first, as a user may do."""
+    for rise in (0.0, 1.0, 3.0):
+        for drop in (0.0, 4.0):
+            counts, found, counts_off, found_off = [], 0, [], 0
+            for s in range(9300, 9330):
+                x, y, at = trend_drop(np.random.default_rng(s), rise, drop)
+                post = find_jumps(x, y, draws=100, chains=2, **options)
+                counts.append(post.n_jumps)
+                found += drop > 0 and _nearest(post, x[at] - 0.5) <= 1
+                off = y - np.polyval(np.polyfit(x - x[0], y, 1), x - x[0])
+                post = find_jumps(x, off, draws=100, chains=2, **options)
+                counts_off.append(post.n_jumps)
+                found_off += drop > 0 and _nearest(post, x[at] - 0.5) <= 1
+            print(
+                f"rising {rise:g} noise sds a year, {f'a drop of {drop:g}' if drop else 'no drop'}"
+                f", 30 seeds: counts {dict(sorted(Counter(counts).items()))}"
+                + (f", the drop found within 1 year on {found}" if drop else "")
+                + f"; line taken off first: counts {dict(sorted(Counter(counts_off).items()))}"
+                + (f", found on {found_off}" if drop else "")
+            )
+
+
 def wild(options: dict) -> None:
     """Wild values (gross errors) in white noise, with a step or none."""
     for size in (8.0, 15.0, 30.0):
@@ -482,6 +521,7 @@ SWEEPS = {
     "walk": walk,
     "periods": periods,
     "kinks": kinks,
+    "drops": drops,
     "discrete": discrete,
     "wild": wild,
     "smooth_season": smooth_season,
