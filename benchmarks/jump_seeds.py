@@ -412,22 +412,23 @@ def drops(options: dict) -> None:
     squares line taken off first, as a user may do."""
     for rise in (0.0, 1.0, 3.0):
         for drop in (0.0, 4.0):
-            counts, found, counts_off, found_off = [], 0, [], 0
+            counts: dict[str, list[int]] = {"as is": [], "line taken off first": []}
+            found = dict.fromkeys(counts, 0)
             for s in range(9300, 9330):
                 x, y, at = trend_drop(np.random.default_rng(s), rise, drop)
-                post = find_jumps(x, y, draws=100, chains=2, **options)
-                counts.append(post.n_jumps)
-                found += drop > 0 and _nearest(post, x[at] - 0.5) <= 1
-                off = y - np.polyval(np.polyfit(x - x[0], y, 1), x - x[0])
-                post = find_jumps(x, off, draws=100, chains=2, **options)
-                counts_off.append(post.n_jumps)
-                found_off += drop > 0 and _nearest(post, x[at] - 0.5) <= 1
+                line = np.polyval(np.polyfit(x - x[0], y, 1), x - x[0])
+                for how, values in zip(counts, (y, y - line), strict=True):
+                    post = find_jumps(x, values, draws=100, chains=2, **options)
+                    counts[how].append(post.n_jumps)
+                    found[how] += drop > 0 and _nearest(post, x[at] - 0.5) <= 1
             print(
                 f"rising {rise:g} noise sds a year, {f'a drop of {drop:g}' if drop else 'no drop'}"
-                f", 30 seeds: counts {dict(sorted(Counter(counts).items()))}"
-                + (f", the drop found within 1 year on {found}" if drop else "")
-                + f"; line taken off first: counts {dict(sorted(Counter(counts_off).items()))}"
-                + (f", found on {found_off}" if drop else "")
+                ", 30 seeds: "
+                + "; ".join(
+                    f"{how}: counts {dict(sorted(Counter(counts[how]).items()))}"
+                    + (f", the drop found within 1 year on {found[how]}" if drop else "")
+                    for how in counts
+                )
             )
 
 
