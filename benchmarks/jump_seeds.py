@@ -408,17 +408,19 @@ def kinks(options: dict) -> None:
 
 
 def drops(options: dict) -> None:
-    """A drop of the level in a steadily rising series, or none; also with the series' least
-    squares line taken off first, as a user may do."""
+    """A drop of the level in a steadily rising series, or none; also with a drift shared by
+    the pieces (``trend=True``) and with the series' least-squares line taken off first, as
+    a user may do."""
     for rise in (0.0, 1.0, 3.0):
         for drop in (0.0, 4.0):
-            counts: dict[str, list[int]] = {"as is": [], "line taken off first": []}
+            ways = {"as is": {}, "trend=True": {"trend": True}, "line taken off first": {}}
+            counts: dict[str, list[int]] = {how: [] for how in ways}
             found = dict.fromkeys(counts, 0)
             for s in range(9300, 9330):
                 x, y, at = trend_drop(np.random.default_rng(s), rise, drop)
                 line = np.polyval(np.polyfit(x - x[0], y, 1), x - x[0])
-                for how, values in zip(counts, (y, y - line), strict=True):
-                    post = find_jumps(x, values, draws=100, chains=2, **options)
+                for how, values in zip(ways, (y, y, y - line), strict=True):
+                    post = find_jumps(x, values, draws=100, chains=2, **(options | ways[how]))
                     counts[how].append(post.n_jumps)
                     found[how] += drop > 0 and _nearest(post, x[at] - 0.5) <= 1
             print(

@@ -108,7 +108,12 @@ a fixed seasonal profile of period 4, 12 or 52 observations (6 to 12 cycles, or 
 weeks) and sd 1–3 noise sds, as in quarterly, monthly and weekly data; ``--dependent N``
 (default 30) with noise that is not white: n in {100, 200, 300}, 0–3 such jumps on a flat or
 trending part, in AR(1) noise of unit sd and lag-one correlation 0.3–0.95 (two in three) or
-in a random walk of steps of sd 0.3 plus white noise of sd 1; plus (``--large``) a
+in a random walk of steps of sd 0.3 plus white noise of sd 1; ``--trending N`` (default 30)
+that rise or fall steadily by 5 to 60 noise sds over their length, as economic levels do
+(n in {20, 40, 80, 160, 320}, white noise or AR(1) noise of lag-one correlation 0.2–0.7),
+with 0–2 changes at least max(5, n/6) apart: a shift of the level by 2 to 6 noise sds
+either way, or a break of the growth (the slope multiplied by a factor in [−0.5, 0.5]);
+plus (``--large``) a
 wiggly series of 600 points with 4 jumps and one of 4 000 points with 12 jumps, for time and
 memory.
 """
@@ -258,6 +263,50 @@ def dependent_series(count: int, seed: int) -> list[Series]:
     return out
 
 
+def trending_series(count: int, seed: int) -> list[Series]:
+    """Series that rise or fall steadily, as economic levels do, with 0-2 changes of their
+    level or of their growth (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        n = int(rng.choice([20, 40, 80, 160, 320]))
+        k = int(rng.integers(0, 3))
+        gap = max(5, n // 6)
+        cps = random_places(rng, k, 4, n - 4, gap)
+        steps = np.full(n, rng.choice([-1.0, 1.0]) * rng.uniform(5.0, 60.0) / n)
+        kinds = []
+        for c in cps:
+            if rng.random() < 0.5:  # a shift of the level
+                steps[c] += rng.choice([-1.0, 1.0]) * rng.uniform(2.0, 6.0)
+                kinds.append("s")
+            else:  # a break of the growth: the slope times a factor in [-0.5, 0.5]
+                steps[c:] *= rng.uniform(-0.5, 0.5)
+                kinds.append("b")
+        phi = 0.0 if i % 2 == 0 else float(rng.uniform(0.2, 0.7))
+        errors = np.empty(n)
+        errors[0] = rng.normal()
+        for t in range(1, n):
+            errors[t] = phi * errors[t - 1] + np.sqrt(1 - phi * phi) * rng.normal()
+        y = np.cumsum(steps) + errors
+        name = f"trend{i:02d}_ar{round(100 * phi):02d}_n{n}_k{k}{''.join(kinds)}"
+        out.append(Series(name, np.arange(n, dtype=float), y, [cps], "trending"))
+    return out
+
+
+def random_places(rng: np.random.Generator, k: int, lo: int, hi: int, gap: int) -> list[int]:
+    """k sorted places in [lo, hi), at least ``gap`` apart (drawn afresh when boxed in)."""
+    cps: list[int] = []
+    while len(cps) < k:
+        cps = []
+        for _ in range(100 * k):
+            c = int(rng.integers(lo, hi))
+            if all(abs(c - d) >= gap for d in cps):
+                cps.append(c)
+                if len(cps) == k:
+                    break
+    return sorted(cps)
+
+
 def piecewise_smooth(
     rng: np.random.Generator,
     n: int,
@@ -270,16 +319,7 @@ def piecewise_smooth(
     returns x, y and the jumps. The errors are white, of sd ``noise``, unless given."""
     gap = max(8, n // 15)
     k = min(k, (n - 10) // gap)
-    cps: list[int] = []
-    while len(cps) < k:  # random places at least `gap` apart; start again when boxed in
-        cps = []
-        for _ in range(100 * k):
-            c = int(rng.integers(5, n - 5))
-            if all(abs(c - d) >= gap for d in cps):
-                cps.append(c)
-                if len(cps) == k:
-                    break
-    cps.sort()
+    cps = random_places(rng, k, 5, n - 5, gap)
     level = np.zeros(n)
     for c in cps:
         level[c:] += rng.choice([-1.0, 1.0]) * rng.uniform(1.5, 4.0) * noise
@@ -502,6 +542,12 @@ def main(argv: list[str] | None = None) -> int:
         default=30,
         help="synthetic series with AR(1) noise or a random walk (default 30)",
     )
+    parser.add_argument(
+        "--trending",
+        type=int,
+        default=30,
+        help="synthetic series with a steep trend, as economic levels have (default 30)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic series")
     parser.add_argument(
         "--repeats",
@@ -552,6 +598,7 @@ def main(argv: list[str] | None = None) -> int:
         drawn = synthetic_series(args.synthetic, seed)
         drawn += seasonal_series(args.seasonal, seed + 2)
         drawn += dependent_series(args.dependent, seed + 3)
+        drawn += trending_series(args.trending, seed + 4)
         for s in drawn:
             s.meta["seed"] = seed
             if args.repeats > 1:

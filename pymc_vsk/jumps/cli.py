@@ -795,6 +795,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="fit no seasonal profile (default: for regularly spaced x, the season of the "
         "period the data show best is also weighed, by the evidence)",
     )
+    parser.add_argument(
+        "--trend",
+        action="store_true",
+        help="for a series that rises or falls steadily (economic levels): when the steps "
+        "of y show a steady drift, also weigh, by the evidence, a model with that drift "
+        "shared by every segment, so that a shift pays for a new level alone",
+    )
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the answer as JSON")
     parser.add_argument(
         "--plot",
@@ -864,8 +871,16 @@ def main(args: argparse.Namespace) -> int:
                 "--lower/--upper bound the location prior of the NUTS methods; the default "
                 "method considers every gap between observations (use --method smooth)."
             )
-        if nuts and (args.no_warp or args.no_season):
-            flag = "--no-warp" if args.no_warp else "--no-season"
+        if nuts and (args.no_warp or args.no_season or args.trend):
+            flag = next(
+                f
+                for f, on in (
+                    ("--no-warp", args.no_warp),
+                    ("--no-season", args.no_season),
+                    ("--trend", args.trend),
+                )
+                if on
+            )
             raise InputError(
                 f"{flag} applies to the default method; --method {args.method} models y as "
                 "it is already."
@@ -931,6 +946,7 @@ def main(args: argparse.Namespace) -> int:
                     seed=args.seed,
                     warp=not args.no_warp,
                     season=not args.no_season,
+                    trend=args.trend,
                 )
             except (ValueError, MemoryError) as err:
                 raise InputError(str(err)) from None

@@ -248,6 +248,7 @@ def find_jumps(
     margin: int = 5,
     warp: bool = True,
     season: bool = True,
+    trend: bool = False,
     **options: float,
 ) -> JumpPosterior:
     """Posterior over the number and locations of jumps in a series.
@@ -295,6 +296,17 @@ def find_jumps(
         (:class:`~pymc_vsk.jumps.seasons.Season`): every segment then shares the season, so
         a new segment need not learn it again, and the smooth part need not follow it with
         a short length scale that would also absorb a shift. False fits no season.
+    trend : bool, default False
+        For a series that rises or falls steadily by many noise sds (economic levels: a
+        GDP, a population, prices): when the steps of y show a steady drift (their median
+        more than three standard errors from 0, a test the jumps do not sway), also fit each
+        of the models above with that drift shared by all segments
+        (:func:`~pymc_vsk.jumps.segments.shared_drift`), weighed by the evidence with the
+        Schwarz penalty of its one parameter. A segment's slope is then drawn around the
+        series' drift, not around 0, so that a shift in such a series (a crisis in a GDP)
+        is paid for by a new level alone, not by a new level and a steep slope. It is not the
+        default: a smooth curve that steepens (CO₂ at Mauna Loa) is then cheaper to cut into
+        pieces than to bend.
     **options
         Priors and grid of :class:`~pymc_vsk.jumps.segments.SegmentModel` (``level_sd``,
         ``slope_sd`` and ``slope_weights``: gentle and steep trends, ``a0``,
@@ -345,19 +357,32 @@ def find_jumps(
     chosen = choose_warp(y) if warp else None
     period = find_period(x, y) if season else None
     variants = [
-        (w, p)
+        (w, p, t)
         for w in ([None] if chosen is None else [None, chosen])
         for p in ([None] if period is None else [None, period])
+        for t in ([False, True] if trend else [False])
     ]
-    models = [
-        SegmentModel(x, y, min_size=min_size, max_jumps=max_jumps, warp=w, period=p, **options)
-        for w, p in variants
-    ]
-    if n_jumps is not None and n_jumps > models[0].max_jumps:
-        models = [
-            SegmentModel(x, y, min_size=min_size, max_jumps=n_jumps, warp=w, period=p, **options)
-            for w, p in variants
+
+    def build(largest: int | None) -> list[SegmentModel]:
+        return [
+            SegmentModel(
+                x,
+                y,
+                min_size=min_size,
+                max_jumps=largest,
+                warp=w,
+                period=p,
+                shared_trend=t,
+                **options,
+            )
+            for w, p, t in variants
         ]
+
+    models = build(max_jumps)
+    if n_jumps is not None and n_jumps > models[0].max_jumps:
+        models = build(n_jumps)
+    # a shared drift asked for where the series shows none is the model without it
+    models = [m for m in models if m.drift is not None]
     report(
         f"evidence of every partition into at most {models[0].max_jumps + 1} segments, "
         f"{len(models[0].grid)} smooth-part shapes"
@@ -427,10 +452,12 @@ def find_jumps(
 
 
 def _describe_model(model: SegmentModel) -> str:
-    """What the model fits to, in words: y or its warp, less a season or not."""
+    """What the model fits to, in words: y or its warp, less a season and a drift or not."""
     text = describe_warp(model.warp)
     if model.season is not None:
         text += f" less a season of {model.season.period} observations"
+    if model.drift:
+        text += " less a shared drift"
     return text
 
 
@@ -687,7 +714,7 @@ def _segment_means(post: JumpPosterior, xnew: np.ndarray) -> tuple[np.ndarray, n
         mean[new] = sum(w * m for w, (_, m, _) in zip(post_w, parts, strict=True))
         second = sum(w * (v + m * m) for w, (_, m, v) in zip(post_w, parts, strict=True))
         std[new] = np.sqrt(np.maximum(second - mean[new] ** 2, 0.0))
-    mean = mean * model.y_scale + model.y_center
+    mean = mean * model.y_scale + model.y_center + (model.drift or 0.0) * xn
     if model.season is not None:
         mean = mean + model.season(xnew)
     std = std * model.y_scale

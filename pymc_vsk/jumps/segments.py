@@ -18,7 +18,10 @@ normals: gentle trends and a few steep ones) and the scale ``σ_s² ~ InvGamma(a
 integrated out in closed form: a multivariate t evidence per segment, or a weighted sum of
 them), and the shape (ν, ℓ, r) shared by all segments, on a grid. A jump is thus paid for by
 what it buys: a new level, trend and scale (a shift of the mean or of its slope, a change of
-the noise), and a smooth part that need not bend to follow the jump. The jump locations get
+the noise), and a smooth part that need not bend to follow the jump. For a series that rises
+or falls steadily, ``shared_trend`` first subtracts the drift the pieces share
+(:func:`shared_drift`), so that each slope is drawn around it and a new piece pays for its
+level alone. The jump locations get
 a uniform prior on the gaps between nodes given their number K, and K a uniform prior on
 ``0..max_jumps`` by default (without the cap: each gap holds a jump with probability p,
 p ~ Beta(1, 1)) or a geometric one (``count_decay``); no segment is shorter than ``min_size`` nodes.
@@ -54,10 +57,13 @@ __all__ = [
     "matern52_kernel",
     "matern52_transitions",
     "matern_kernel",
+    "median_slope",
     "noise_variance",
     "partition_evidence",
+    "pooled_slope",
     "sample_partitions",
     "segment_evidence",
+    "shared_drift",
     "state_space",
 ]
 
@@ -694,6 +700,113 @@ def noise_variance(y: np.ndarray) -> float:
     return max(median, 0.1 * float(np.mean(d * d)) / 2)
 
 
+def median_slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """The median slope between neighbours and its standard error: the drift of a series,
+    unswayed by its jumps.
+
+    The slopes ``(y[i+1] - y[i]) / (x[i+1] - x[i])`` over distinct neighbours are the drift
+    plus noise, apart from the few that span a jump; their median ignores those. Its
+    standard error is that of the median of normal samples, ``1.2533 s √(c / m)``, with
+    ``s`` the slopes' spread from their median absolute deviation (``1.4826 MAD``), ``m``
+    their number and ``c = 1 + 2 r₁`` (at least 1/3) for their dependence, ``r₁`` the
+    lag-one correlation of their signs about the median: the steps of white noise about a
+    trend are differences, whose signs correlate by −1/3 at lag one (c = 1/3), those of a
+    random walk are independent (c = 1). A staircase (flat pieces and jumps) has median
+    slope 0 whatever its jumps.
+
+    Parameters
+    ----------
+    x, y : array, shape (n,)
+        Increasing inputs (ties allowed) and observations.
+
+    Returns
+    -------
+    slope, se : float
+        ``(0, inf)`` with fewer than three distinct neighbours.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> slope, se = median_slope(np.arange(6.0), np.array([0.0, 2, 4, 16, 18, 20]))
+    >>> slope, se
+    (2.0, 0.0)
+    """
+    dx, dy = np.diff(x), np.diff(y)
+    moving = dx > 0
+    if moving.sum() < 3:
+        return 0.0, np.inf
+    slopes = dy[moving] / dx[moving]
+    slope = float(np.median(slopes))
+    spread = 1.4826 * float(np.median(np.abs(slopes - slope)))
+    signs = np.sign(slopes - slope)
+    r1 = float(signs[1:] @ signs[:-1]) / max(float(signs @ signs), 1.0)
+    factor = max(1.0 + 2.0 * r1, 1.0 / 3.0)
+    return slope, float(1.2533 * spread * np.sqrt(factor / slopes.size))
+
+
+def pooled_slope(x: np.ndarray, y: np.ndarray, edges: Sequence[int]) -> float:
+    """The least-squares slope shared by the segments ``edges`` (``[0, c₁, ..., n]``), each
+    with its own intercept: the slope within the segments, unmoved by the steps between
+    them (0 when no segment has two distinct inputs)."""
+    num = den = 0.0
+    for a, b in itertools.pairwise(edges):
+        xs, ys = x[a:b] - x[a:b].mean(), y[a:b] - y[a:b].mean()
+        num += float(xs @ ys)
+        den += float(xs @ xs)
+    return num / den if den > 0 else 0.0
+
+
+def shared_drift(x: np.ndarray, y: np.ndarray, z: float = 3.0, **priors: float) -> float | None:
+    r"""The drift shared by the segments of a series, or None when its steps show none.
+
+    A drift is taken to be there when the median slope between neighbours lies more than
+    ``z`` standard errors from 0 (:func:`median_slope`: a robust test that the jumps do not
+    sway, and that a staircase of flat pieces fails). It is then estimated, starting from
+    that median slope, as the slope common to the segments of the most probable partition
+    of the series less the drift (lines plus noise, :meth:`SegmentModel.best_partition`),
+    each segment with its own level (:func:`pooled_slope`), iterated until the partition
+    repeats (at most four times): a least-squares slope over the whole series would instead
+    take a shift for part of the trend.
+
+    Parameters
+    ----------
+    x, y : array, shape (n,)
+        Increasing inputs and observations.
+    z : float, default 3.0
+        Standard errors of the median slope from 0 for a drift to be seen.
+    **priors
+        :class:`SegmentModel` settings of the partition (``min_size``, ``max_jumps``,
+        ``level_sd``, ``slope_sd``, ``slope_weights``, ``a0``, ``count_decay``).
+
+    Returns
+    -------
+    float or None
+        The drift, in units of y per unit of x.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> x = np.arange(40.0)
+    >>> y = 3.0 * x - 8.0 * (x >= 20) + rng.normal(size=40)  # a drop in a steady rise
+    >>> round(shared_drift(x, y), 1)
+    3.0
+    >>> print(shared_drift(x, np.where(x < 20, 0.0, 8.0) + rng.normal(size=40)))
+    None
+    """
+    slope, se = median_slope(x, y)
+    if not abs(slope) > z * se:
+        return None
+    drift, seen = slope, []
+    for _ in range(4):
+        edges = SegmentModel(x, y - drift * x, outlier_prob=0.0, **priors).best_partition()
+        if edges in seen:
+            break
+        seen.append(edges)
+        drift += pooled_slope(x, y - drift * x, edges)
+    return float(drift)
+
+
 class Shape(NamedTuple):
     """One shape of the smooth part on the grid of :class:`SegmentModel`."""
 
@@ -783,6 +896,20 @@ class SegmentModel:
         levels, measurements of a slow process); a smooth part that cannot follow that
         wandering cuts it into pieces, and a rough one follows it without jumps. 0 keeps
         the Matérn 5/2 smooth part alone.
+    shared_trend : bool, default False
+        Subtract the series' drift (:func:`shared_drift`, after the warp and the season) and
+        draw each segment's slope around it rather than around 0: a new segment of a
+        steadily rising or falling series then pays for its level alone, not for a steep
+        slope as well. The priors keep the scale of y; the drift, one parameter fitted to
+        the data, is charged the Schwarz penalty ``log(n) / 2`` (``log_penalty``). When the
+        series shows no drift, :attr:`drift` is None and the model is the one without.
+
+    Attributes
+    ----------
+    drift : float or None
+        The shared drift in units of the model's y (after the warp, less the season) per
+        x-range: 0 without ``shared_trend``, None when one was asked for and the series
+        shows none.
 
     Notes
     -----
@@ -811,6 +938,7 @@ class SegmentModel:
         outlier_prob: float = 1e-4,
         count_decay: float = 1.0,
         ou_weight: float = 0.25,
+        shared_trend: bool = False,
     ) -> None:
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
@@ -843,7 +971,23 @@ class SegmentModel:
         self.log_penalty = 0.0 if self.season is None else self.season.penalty
         if self.season is not None:
             y = y - self.season(x)
-        sd = y.std()
+        sd = y.std()  # the priors' scale: that of y, whatever its drift
+        self.drift: float | None = 0.0
+        if shared_trend:
+            self.drift = shared_drift(
+                self.x,
+                y,
+                min_size=min_size,
+                max_jumps=self.max_jumps,
+                level_sd=level_sd,
+                slope_sd=slope_sd,
+                slope_weights=slope_weights,
+                a0=a0,
+                count_decay=count_decay,
+            )
+        if self.drift:
+            y = y - self.drift * self.x
+            self.log_penalty += 0.5 * np.log(n)
         self.y_center, self.y_scale = float(y.mean()), float(sd if sd > 0 else 1.0)
         self.log_jacobian -= n * np.log(self.y_scale)
         self.y = (y - self.y_center) / self.y_scale
@@ -919,6 +1063,29 @@ class SegmentModel:
             :func:`gross_errors`.
         """
         return gross_errors(self.x, self.y, edges, **self._priors(lengthscale, ratio, nu))
+
+    def best_partition(self, lengthscale: float = 1.0, ratio: float = 0.0) -> list[int]:
+        """The most probable partition at one shape, count included: ``[0, c₁, ..., n]``.
+
+        The largest prior (of the count and the placement) times evidence over every
+        partition, by the forward recursion of :func:`partition_evidence` with the sum
+        replaced by a maximum (Viterbi); by default at r = 0 (lines plus noise).
+        """
+        P = self.evidence(lengthscale, ratio)
+        n, K = self.n, self.max_jumps
+        best = np.full((K + 1, n + 1), -np.inf)
+        back = np.zeros((K + 1, n + 1), dtype=np.int64)
+        best[0] = P[0]
+        for k in range(1, K + 1):
+            for lo in range(0, n + 1, 512):  # columns in blocks: memory O(512 n)
+                cand = best[k - 1][:n, None] + P[:, lo : lo + 512]
+                back[k, lo : lo + 512] = np.argmax(cand, axis=0)
+                best[k, lo : lo + 512] = np.max(cand, axis=0)
+        count = int(np.argmax(best[:, n] + self.log_prior_counts()))
+        edges = [n]
+        for k in range(count, 0, -1):
+            edges.append(int(back[k, edges[-1]]))
+        return [0, *edges[::-1]]
 
     def log_prior_counts(self) -> np.ndarray:
         """log P(K = k) + log P(partition | K = k) for k = 0..max_jumps.
