@@ -423,8 +423,10 @@ def test_a_break_of_a_steep_trend_is_one_jump_at_the_kink():
 def test_median_slope_ignores_the_jumps_and_its_error_is_that_of_its_draws():
     """Over 2 000 series of 100 steps rising 0.5 per step, in white noise (steps that are
     differences) or as a random walk (independent steps): the median slope's reported
-    standard error is the spread of its draws (within 10 %); three jumps of 10 move it by
-    under a tenth of the sd of the steps (a mean of the steps would move by 0.3)."""
+    standard error is the spread of its draws within 20 % (over 12 seed offsets it was 3 to
+    10 % above it in white noise, 0 to 5 % below it for the random walk); three jumps of 10
+    move the median by under a tenth of the sd of the steps (a mean of the steps would move
+    by 0.3)."""
     rng = np.random.default_rng(seed(70))
     x = np.arange(101.0)
     step = 10.0 * ((x > 20).astype(float) + (x > 50) + (x > 80))
@@ -432,8 +434,8 @@ def test_median_slope_ignores_the_jumps_and_its_error_is_that_of_its_draws():
         for jumps in (0.0, 1.0):
             draws = [median_slope(x, 0.5 * x + jumps * step + noise()) for _ in range(2000)]
             slopes, errors = np.array(draws).T
-            assert np.median(errors) == pytest.approx(slopes.std(), rel=0.1)
-            bound = 0.1 if jumps else 3 * slopes.std() / np.sqrt(2000)
+            assert np.median(errors) == pytest.approx(slopes.std(), rel=0.2)
+            bound = 0.1 if jumps else 4 * slopes.std() / np.sqrt(2000)
             assert abs(slopes.mean() - 0.5) < bound
     assert median_slope(np.array([0.0, 1.0, 1.0]), np.zeros(3)) == (0.0, np.inf)
 
@@ -466,22 +468,28 @@ def test_best_partition_is_the_most_probable_by_enumeration():
             total = prior[k] + sum(P[a, b] for a, b in itertools.pairwise(edges))
             if total > best:
                 best, arg = total, edges
-    assert model.best_partition() == arg == [0, 5, 9, 13]
+    assert model.best_partition() == arg
+    assert {5, 9} <= set(arg)  # the two steps, of 5 and 7.5 noise sds
 
 
 def test_shared_drift_is_the_rise_within_segments_and_none_on_a_staircase():
-    """A series rising 3 per step with a drop of 8: the drift is the rise (a least-squares
-    line over the whole series would take the drop for part of it); a staircase of flat
-    pieces and white noise show no drift. Over 20 seeds each."""
+    """A series rising 3 per step with a drop of 8: the drift is the rise within 0.1 (a
+    least-squares line over the whole series takes the drop for part of it: 2.71); a
+    staircase of three jumps of 3 and white noise show no drift. Over 2 000 seeds (300 for
+    the drift) the drift was off on 0.7 %, the staircase read as a drift on 1.4 % and the
+    noise on 0.65 %: three misses or more in 20 happen at under 0.3 % of seed offsets."""
     x = np.arange(40.0)
+    near, flat, noise = 0, 0, 0
     for s in seeds(*range(80, 100)):
         rng = np.random.default_rng(s)
         y = 3.0 * x - 8.0 * (x >= 17) + rng.normal(size=40)
-        assert shared_drift(x, y) == pytest.approx(3.0, abs=0.1), s
+        drift = shared_drift(x, y)
+        near += drift is not None and abs(drift - 3.0) <= 0.1
         assert np.polyfit(x, y, 1)[0] < 2.8
         stairs = 3.0 * ((x >= 10).astype(float) + (x >= 20) + (x >= 30)) + rng.normal(size=40)
-        assert shared_drift(x, stairs) is None, s
-        assert shared_drift(x, rng.normal(size=40)) is None, s
+        flat += shared_drift(x, stairs) is None
+        noise += shared_drift(x, rng.normal(size=40)) is None
+    assert near >= 18 and flat >= 18 and noise >= 18, (near, flat, noise)
 
 
 def test_a_constant_series_has_no_jump_and_two_constants_one():
@@ -552,7 +560,9 @@ def test_a_drop_in_a_steep_rise_is_found_with_the_shared_drift():
     np.testing.assert_allclose(other.p_n_jumps, post.p_n_jumps, rtol=1e-6, atol=1e-10)
     _same_smooth_part(other, post)
     mean, _ = other.mean(x / 12)
-    assert np.max(np.abs(mean / -3e-4 - (3.0 * x - 6.0 * (x >= 22)))) < 2.0
+    away = np.abs(x - 21.5) > 2  # the jump's place may be a gap off
+    error = mean / -3e-4 - (3.0 * x - 6.0 * (x >= 22))
+    assert np.max(np.abs(error[away])) < 2.0
 
 
 def test_command_weighs_a_shared_drift_when_told(tmp_path, capsys):
