@@ -565,15 +565,21 @@ def test_a_drop_in_a_steep_rise_is_found_with_the_shared_drift():
     assert np.max(np.abs(error[away])) < 2.0
 
 
-def test_command_weighs_a_shared_drift_when_told(tmp_path, capsys):
-    x = np.arange(40.0)
-    y = 3.0 * x - 6.0 * (x >= 22) + np.random.default_rng(seed(114)).normal(size=40)
+def _summaries_with_and_without(tmp_path, capsys, x, y, flag: str) -> dict[bool, str]:
+    """What ``detect-jumps`` prints for the series without and with ``flag`` (both exit 0)."""
     path = write_series(tmp_path, x, y)
     outputs = {}
-    for extra in ([], ["--trend"]):
+    for extra in ([], [flag]):
         args = ["detect-jumps", str(path), "--x", "index", "--y", "value", "--quiet", *extra]
         assert main([*args, "--plot", str(tmp_path / "f.png")]) == 0
         outputs[bool(extra)] = capsys.readouterr().out
+    return outputs
+
+
+def test_command_weighs_a_shared_drift_when_told(tmp_path, capsys):
+    x = np.arange(40.0)
+    y = 3.0 * x - 6.0 * (x >= 22) + np.random.default_rng(seed(114)).normal(size=40)
+    outputs = _summaries_with_and_without(tmp_path, capsys, x, y, "--trend")
     assert "less a shared drift" in outputs[True]
     assert "less a shared drift" not in outputs[False]
 
@@ -1187,12 +1193,7 @@ def test_command_weighs_the_warp_unless_told_not_to(tmp_path, capsys):
 
 def test_command_weighs_the_season_unless_told_not_to(tmp_path, capsys):
     x, y, _ = monthly(np.random.default_rng(seed(47)))
-    path = write_series(tmp_path, x, y)
-    outputs = {}
-    for extra in ([], ["--no-season"]):
-        args = ["detect-jumps", str(path), "--x", "index", "--y", "value", "--quiet", *extra]
-        assert main([*args, "--plot", str(tmp_path / "f.png")]) == 0
-        outputs[bool(extra)] = capsys.readouterr().out
+    outputs = _summaries_with_and_without(tmp_path, capsys, x, y, "--no-season")
     assert "less a season of " in outputs[False]
     assert "less a season" not in outputs[True]
 

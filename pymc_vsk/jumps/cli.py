@@ -871,19 +871,16 @@ def main(args: argparse.Namespace) -> int:
                 "--lower/--upper bound the location prior of the NUTS methods; the default "
                 "method considers every gap between observations (use --method smooth)."
             )
-        if nuts and (args.no_warp or args.no_season or args.trend):
-            flag = next(
-                f
-                for f, on in (
-                    ("--no-warp", args.no_warp),
-                    ("--no-season", args.no_season),
-                    ("--trend", args.trend),
-                )
-                if on
-            )
+        segment_flags = (
+            ("--no-warp", args.no_warp),
+            ("--no-season", args.no_season),
+            ("--trend", args.trend),
+        )
+        given = [flag for flag, on in segment_flags if on]
+        if nuts and given:
             raise InputError(
-                f"{flag} applies to the default method; --method {args.method} models y as "
-                "it is already."
+                f"{given[0]} applies to the default method; --method {args.method} models y "
+                "as it is already."
             )
         if not nuts and args.target_accept is not None:
             raise InputError(

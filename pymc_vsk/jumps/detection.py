@@ -32,6 +32,7 @@ from pymc_vsk.jumps.segments import (
     SMOOTHNESS,
     SegmentModel,
     Shape,
+    count_limit,
     matern_kernel,
     sample_partitions,
 )
@@ -362,25 +363,22 @@ def find_jumps(
         for p in ([None] if period is None else [None, period])
         for t in ([False, True] if trend else [False])
     ]
-
-    def build(largest: int | None) -> list[SegmentModel]:
-        return [
-            SegmentModel(
-                x,
-                y,
-                min_size=min_size,
-                max_jumps=largest,
-                warp=w,
-                period=p,
-                shared_trend=t,
-                **options,
-            )
-            for w, p, t in variants
-        ]
-
-    models = build(max_jumps)
-    if n_jumps is not None and n_jumps > models[0].max_jumps:
-        models = build(n_jumps)
+    # a fixed count above the default limit raises the limit
+    if n_jumps is not None and n_jumps > count_limit(len(x), min_size, max_jumps):
+        max_jumps = n_jumps
+    models = [
+        SegmentModel(
+            x,
+            y,
+            min_size=min_size,
+            max_jumps=max_jumps,
+            warp=w,
+            period=p,
+            shared_trend=t,
+            **options,
+        )
+        for w, p, t in variants
+    ]
     # a shared drift asked for where the series shows none is the model without it
     models = [m for m in models if m.drift is not None]
     report(

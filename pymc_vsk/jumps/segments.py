@@ -52,6 +52,7 @@ from pymc_vsk.progress import detail
 __all__ = [
     "SegmentModel",
     "Shape",
+    "count_limit",
     "gross_errors",
     "log_configurations",
     "matern52_kernel",
@@ -807,6 +808,14 @@ def shared_drift(x: np.ndarray, y: np.ndarray, z: float = 3.0, **priors: float) 
     return float(drift)
 
 
+def count_limit(n: int, min_size: int, max_jumps: int | None = None) -> int:
+    """The largest number of jumps a :class:`SegmentModel` of n nodes considers:
+    ``max_jumps`` (default ``min(20, max(2, n // 10))``), at most what ``min_size`` allows."""
+    if max_jumps is None:
+        max_jumps = min(20, max(2, n // 10))
+    return int(max(0, min(max_jumps, n // int(min_size) - 1)))
+
+
 class Shape(NamedTuple):
     """One shape of the smooth part on the grid of :class:`SegmentModel`."""
 
@@ -945,10 +954,7 @@ class SegmentModel:
         n = len(x)
         self.n = n
         self.min_size = int(min_size)
-        largest = n // self.min_size - 1
-        if max_jumps is None:
-            max_jumps = min(20, max(2, n // 10))
-        self.max_jumps = int(max(0, min(max_jumps, largest)))
+        self.max_jumps = count_limit(n, self.min_size, max_jumps)
         if not (np.isfinite(count_decay) and count_decay > 0):
             raise ValueError(
                 f"count_decay must be a positive number (1: every number of jumps equally "
