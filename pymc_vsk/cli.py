@@ -51,9 +51,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         sub = experiments.add_parser(name, help=description, description=description)
         if argv is None or name in argv:
             add_command_options(name, sub)
-    description = "Fit a VSK GP with random jump locations to two columns of a CSV file."
+    description = (
+        "Find the jumps of a series in two columns of a CSV file: how many, where, and how "
+        "sure (the exact posterior of the segment model, or a VSK GP with random jump "
+        "locations sampled by NUTS)."
+    )
     jumps = commands.add_parser(
-        "detect-jumps", help=description.lower().rstrip("."), description=description
+        "detect-jumps",
+        help="find the jumps of a series: how many, where, and how sure",
+        description=description,
     )
     detect.add_arguments(jumps)
     return parser
