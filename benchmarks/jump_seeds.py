@@ -38,6 +38,9 @@ The series (each a function of a seeded generator, shared with the tests):
   half: a steady trend (GDP, a population) and a setback.
 * ``short_step``: 15, 20 or 30 values at x = 0, 1, ..., unit white noise, with a step of 0, 2
   or 4 noise sds at half way: the shortest series a user brings.
+* ``three_short_steps``: 50 values at x = 0, 1, ..., unit white noise, three steps of 1.5
+  to 4 noise sds either way at least 8 apart: a short series with several clean changes,
+  where a smooth part of short length scale can follow the steps instead.
 * ``smooth_season``: monthly (6 to 10 years) or weekly (156 to 400 weeks) values with a
   smooth season (a yearly wave and its first overtone, amplitude 1 to 3 noise sds), a random
   trend and 0 to 3 steps of 1.5 to 4 noise sds, as the synthetic series of
@@ -179,6 +182,19 @@ def short_step(rng: np.random.Generator, n: int, size: float) -> tuple[np.ndarra
     """``n`` values of unit white noise at x = 0..n-1, with a step of ``size`` from ``n // 2``."""
     x = np.arange(n, dtype=float)
     return x, rng.normal(size=n) + size * (x >= n // 2)
+
+
+def three_short_steps(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """50 values of unit white noise at x = 0..49 with three steps of 1.5 to 4 noise sds either
+    way, at least 8 apart; also the first index after each step."""
+    places = sorted(rng.choice(np.arange(5, 46), size=3, replace=False).tolist())
+    while min(np.diff(places)) < 8:
+        places = sorted(rng.choice(np.arange(5, 46), size=3, replace=False).tolist())
+    x = np.arange(50.0)
+    y = rng.normal(size=50)
+    for c in places:
+        y[c:] += rng.choice([-1.0, 1.0]) * rng.uniform(1.5, 4.0)
+    return x, y, places
 
 
 def wild_values(
@@ -468,6 +484,26 @@ def short(options: dict) -> None:
             )
 
 
+def several_steps(options: dict) -> None:
+    """Three clean steps in 50 values, with the default prior of a smooth part and with the
+    previous one (5/6, spread evenly over the six ratios of the grid with r = 0)."""
+    for weight in (None, 5 / 6):
+        extra = {} if weight is None else {"smooth_weight": weight}
+        counts, all_found, f1s = [], 0, []
+        for s in range(7300, 7330):
+            x, y, places = three_short_steps(np.random.default_rng(s))
+            post = find_jumps(x, y, draws=100, chains=2, **options, **extra)
+            counts.append(post.n_jumps)
+            all_found += all(_nearest(post, c - 0.5) <= 2 for c in places)
+            found = np.searchsorted(x, [j.location for j in post.jumps]).tolist()
+            f1s.append(f1_score([places], found, 5))
+        print(
+            f"three steps in 50 values{'' if weight is None else ', smooth_weight=5/6'}, 30 "
+            f"seeds: counts {dict(sorted(Counter(counts).items()))}, all three within 2 on "
+            f"{all_found}, mean F1 {np.mean(f1s):.3f}"
+        )
+
+
 def smooth_seasonal(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[int], int]:
     """A monthly or weekly series with a smooth season and 0 to 3 steps; also its steps and
     its period."""
@@ -529,6 +565,7 @@ SWEEPS = {
     "wild": wild,
     "smooth_season": smooth_season,
     "short": short,
+    "several_steps": several_steps,
 }
 
 

@@ -32,6 +32,7 @@ from benchmarks.jump_seeds import (
     short_step,
     sine_season,
     step,
+    three_short_steps,
     three_steps,
     white_or_sine,
     wild_values,
@@ -40,6 +41,7 @@ from pymc_vsk.cli import main
 from pymc_vsk.jumps import find_jumps, segments
 from pymc_vsk.jumps.cli import NOT_CONVERGED
 from pymc_vsk.jumps.detection import JumpPosterior, _best_f1_count, _describe, _diagnostics
+from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.seasons import Season, find_period
 from pymc_vsk.jumps.segments import (
     SegmentModel,
@@ -285,9 +287,9 @@ def test_no_jump_gives_zero_jumps_with_high_probability(kind):
     """80 noisy values without a jump: K = 0 in at least 4 of 6 series, mean P(K = 0) > 0.45.
 
     Measured over 60 seeds, with the defaults (the log warp was weighed on 21 of the noise
-    series and 14 of the sines): on white noise P(K = 0) had mean 0.74 and sd 0.12 (down to
-    0.46), and K > 0 was reported for 0 of 60 series; on a sine, mean 0.87, sd 0.05, K > 0
-    for 0 of 60. 0.45 is 6 sds of the mean of six below 0.74.
+    series and 14 of the sines): on white noise P(K = 0) had mean 0.74 and sd 0.13 (down to
+    0.42), and K > 0 was reported for 0 of 60 series; on a sine, mean 0.87, sd 0.05, K > 0
+    for 0 of 60. 0.45 is 5 sds of the mean of six below 0.74.
     """
     p0, counts = [], []
     for s in seeds(*range(10, 16)):
@@ -302,13 +304,13 @@ def test_no_jump_gives_zero_jumps_with_high_probability(kind):
 def test_one_jump_is_located_to_its_gap():
     """A shift of 4.8 noise sds: the jump sits in its gap, narrowly.
 
-    Over 60 seeds the decided count was 1 at 58 and 2 at 2, P(K = 0) at most 4e-4, the
-    location nearest to the step always 1986.5 with probability ≥ 0.92, and its 94 %
+    Over 60 seeds the decided count was 1 at 58 and 2 at 2, P(K = 0) at most 3e-4, the
+    location nearest to the step always 1986.5 with probability ≥ 0.93, and its 94 %
     interval 1 year wide at 57 (2, 2 and 3 at the others).
 
     With a shift of 3.2 sds, over 19 seed offsets the count was 1 at 18 and 2 at 1, P(K = 0)
-    reached 0.021, the location was 1986.5 at 18 (1985.5 at 1), the probability ≥ 0.79 and
-    the interval up to 6 years wide. The true jump is checked, whatever the count.
+    reached 0.011, the location was 1986.5 at 18 (1985.5 at 1), the probability ≥ 0.77 and
+    the interval up to 4 years wide. The true jump is checked, whatever the count.
     """
     x, y = step(np.random.default_rng(seed(11)))
     post = find_jumps(x, y, draws=250, chains=2)
@@ -380,7 +382,11 @@ def test_a_jump_near_the_end_is_found():
 
 @pytest.mark.parametrize("size", [15.0, 30.0])
 def test_wild_values_are_left_out_not_cut_off_by_jumps(size):
-    """Two wild values: no jump without a step, the step alone with one, in any units."""
+    """Two wild values: no jump without a step, the step alone with one, in any units.
+
+    Only wild values are left out: over the sweep's 60 series (``jump_seeds.py --only
+    wild``) all 120 of them at 30 sds and 118 at 15 sds; here at least 14 of the 16."""
+    left = 0
     for s in seeds(*range(60, 64)):
         for jump in (0.0, 3.0):
             x, y, places = wild_values(np.random.default_rng(s), size, jump)
@@ -388,22 +394,23 @@ def test_wild_values_are_left_out_not_cut_off_by_jumps(size):
             assert post.n_jumps == (1 if jump else 0), (s, jump, post.summary())
             if jump:
                 assert abs(post.jumps[0].location - (1900 + 0.5 * 59.5)) <= 1.0
-            # only wild values are left out (all of them at 30 sds; most at 15 sds: 58 of 60
-            # over the sweep's seeds)
             assert np.all(np.isin(post.outliers, 1900 + 0.5 * places))
-            assert len(post.outliers) >= (2 if size >= 30 else 1)
-            assert "left out as gross errors" in post.summary()
+            left += len(post.outliers)
+            if len(post.outliers):
+                assert "left out as gross errors" in post.summary()
             mean, _ = post.mean(1900 + 0.5 * places)  # the fit passes by, not through them
             assert np.all(np.abs(mean - (7.0 - 40.0 * jump * (places >= 60))) < 80.0)
+    assert left >= (16 if size >= 30 else 14), left
     x, y, _ = wild_values(np.random.default_rng(seed(60)), size, 0.0)
     assert len(find_jumps(x, y, draws=100, chains=2, outlier_prob=0.0).outliers) == 0
 
 
 def test_a_break_of_a_steep_trend_is_one_jump_at_the_kink():
-    """Flat, then rising by 8 noise sds per decade: one jump within 5 years of the kink on 29
-    of 30 seeds, K = 0 on the other (``jump_seeds.py --only kinks``, which also measures
-    gentler rises); the fit follows both pieces away from it. In shifted and rescaled units.
-    At 1 in 30, two or more misses in four would happen at about 0.6 % of seed offsets.
+    """Flat, then rising by 8 noise sds per decade: one jump within 5 years of the kink on 30
+    of 30 seeds (``jump_seeds.py --only kinks``, which also measures gentler rises; 29 of 30
+    with the previous prior of a smooth part); the fit follows both pieces away from it. In
+    shifted and rescaled units. At 1 miss in 30, two or more misses in four would happen at
+    about 0.6 % of seed offsets.
     """
     found = 0
     for s in seeds(*range(100, 104)):
@@ -684,9 +691,16 @@ def test_a_smooth_season_keeps_its_few_harmonics_and_pays_for_them_alone():
     inside = np.isfinite(residual)
     coef, *_ = np.linalg.lstsq(design[inside], residual[inside], rcond=None)
     np.testing.assert_allclose(season(t[:52].astype(float)), design[:52] @ coef, atol=1e-9)
-    profile = rng.normal(size=12)
+    # a monthly profile with every harmonic (amplitudes 1 to 2, the last at the Nyquist
+    # frequency): all six kept on 500 of 500 seeds (a profile of 12 random effects, whose
+    # sixth harmonic can be small, kept all six on 484)
+    phase = np.arange(12)
+    profile = sum(
+        rng.uniform(1, 2) * np.cos(2 * np.pi * k * phase / 12 + rng.uniform(0, 2 * np.pi))
+        for k in range(1, 6)
+    ) + rng.choice([-1.0, 1.0]) * rng.uniform(1, 2) * np.cos(np.pi * phase)
     t = np.arange(120)
-    y = 3 * profile[t % 12] + 0.3 * rng.normal(size=t.size)
+    y = profile[t % 12] + 0.3 * rng.normal(size=t.size)
     assert Season(t.astype(float), y, 12).harmonics == 6
     with pytest.raises(ValueError, match="1 to 6 harmonics"):
         Season(t.astype(float), y, 12, harmonics=7)
@@ -734,10 +748,10 @@ def test_a_quarterly_season_that_mostly_alternates_is_found_whole():
 
 
 def test_a_jump_in_a_seasonal_series_is_found():
-    """Measured over 30 seeds, with a step of 3 noise sds: with the season, K = 1 on all 30
-    (P(K = 0) 0.065 at most, median 9e-5, mean 0.004), the true change within 3 months on
-    all; without it, K = 1 on 28 of 30, and P(K = 0) at least 5e-4 (mean 0.15): a short
-    length scale that follows the season also absorbs some of the step. The period found
+    """Measured over 30 seeds, with a step of 3 noise sds: with the season, K = 1 on 29 of 30
+    and 2 on one (P(K = 0) 0.034 at most, median 4e-5, mean 0.002), the true change within 3
+    months on all; without it, K = 1 on 30 of 30, but P(K = 0) at least 2e-4 (mean 0.09): a
+    short length scale that follows the season also absorbs some of the step. The period found
     was 12 on 30 of 30 seeds (29 with the Matérn 5/2 smooth part alone: 3 on one whose
     random profile is nearly one of that period); 12 is required on 4 of the 6. Where
     it is 12, the posterior mean carries the season: what is left of y is about the unit
@@ -794,7 +808,8 @@ def test_a_step_under_a_smooth_weekly_season_is_found():
         x = 2000 + t / 52
         post = find_jumps(x, y, draws=100, chains=2)
         season = post.model.season
-        smooth += season is not None and season.period == 52 and season.harmonics <= 3
+        # a yearly period (52 weeks on 95 of 100 seeds, 51 or 53 on the others), few harmonics
+        smooth += season is not None and abs(season.period - 52) <= 1 and season.harmonics <= 3
         found += any(abs(np.searchsorted(x, j.location) - c) <= 2 for j in post.jumps)
         p0.append(post.p_n_jumps[0])
     assert found >= 7 and smooth >= 6 and np.median(p0) < 0.05, (found, smooth, p0)
@@ -890,7 +905,7 @@ def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
     from benchmarks.jumps_real import MeanVarianceCost, mean_variance_pelt
 
     rng = np.random.default_rng(seed(47))
-    y = np.r_[rng.normal(0, 1, 60), rng.normal(2, 3, 60)]
+    y = np.r_[rng.normal(0, 1, 60), rng.normal(6, 3, 60)]
     with pytest.warns(UserWarning, match="small bias"):
         theirs = rpt.costs.CostNormal().fit(y)
     ours = MeanVarianceCost().fit(y)
@@ -898,7 +913,8 @@ def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
         assert ours.error(start, end) == pytest.approx(theirs.error(start, end), rel=1e-9)
     with pytest.raises(rpt.exceptions.NotEnoughPoints):
         ours.error(5, 6)
-    assert any(abs(c - 60) <= 2 for c in mean_variance_pelt(10 * y - 4))
+    # found within 5 on 1 000 of 1 000 seeds (within 2 on 995)
+    assert any(abs(c - 60) <= 5 for c in mean_variance_pelt(10 * y - 4))
 
 
 def test_a_long_gap_in_x_fits_no_season_and_the_step_is_found():
@@ -1207,7 +1223,7 @@ def test_repeated_values_and_tied_inputs_are_handled():
     # over 40 seeds (`python benchmarks/jump_seeds.py --only ties`): one jump on 35, two on
     # 4 and three on 1, the others spurious, in the many zeros; the jump nearest to the
     # change was 0 from it on 37 and 1 on 3 (tied x: steps of 1); P(K = 0) was below 1e-3
-    # on 33 and at most 0.064
+    # on 35 and at most 0.055
     assert 1 <= post.n_jumps <= 3
     assert min(abs(j.location - 19.5) for j in post.jumps) <= 3.0
 
@@ -1311,10 +1327,34 @@ def test_a_random_walk_is_not_cut_into_pieces():
     model = SegmentModel(np.arange(20.0), np.zeros(20), ou_weight=0.25)
     weights = np.exp([shape.log_weight for shape in model.grid])
     assert weights.sum() == pytest.approx(1.0)
-    assert weights[[shape.nu == 0.5 for shape in model.grid]].sum() == pytest.approx(0.25 * 5 / 6)
+    assert weights[[shape.nu == 0.5 for shape in model.grid]].sum() == pytest.approx(0.25 * 0.5)
     for bad in (-0.1, 1.0, np.nan):
         with pytest.raises(ValueError, match="ou_weight must lie in"):
             SegmentModel(np.arange(20.0), np.zeros(20), ou_weight=bad)
+
+
+def test_the_prior_of_a_smooth_part_does_not_depend_on_the_grid_of_ratios():
+    """``smooth_weight`` is P(r > 0) a priori, whatever the number of ratios on the grid; the
+    rest is the one shape without a smooth part. 0 and 1 leave out the shapes of no weight."""
+    x, y = np.arange(20.0), np.random.default_rng(0).normal(size=20)
+    for ratios in ((0.0, 1.0), (0.0, 0.1, 0.3, 1.0, 3.0, 10.0), (0.5, 2.0, 8.0)):
+        for w in (0.2, 0.5, 0.9):
+            model = SegmentModel(x, y, ratios=ratios, smooth_weight=w)
+            weights = np.exp([shape.log_weight for shape in model.grid])
+            none = np.array([shape.ratio == 0 for shape in model.grid])
+            assert none.sum() == 1 and weights[none].sum() == pytest.approx(1 - w)
+            assert weights[~none].sum() == pytest.approx(w)
+            for nu, share in ((2.5, 0.75), (0.5, 0.25)):  # ou_weight of the smooth part
+                kind = np.array([shape.ratio > 0 and shape.nu == nu for shape in model.grid])
+                assert weights[kind].sum() == pytest.approx(w * share)
+                assert np.allclose(weights[kind], weights[kind][0])  # evenly over ℓ and r
+    assert [s.ratio for s in SegmentModel(x, y, smooth_weight=0.0).grid] == [0.0]
+    assert all(s.ratio > 0 for s in SegmentModel(x, y, smooth_weight=1.0).grid)
+    post = find_jumps(x, y, draws=100, chains=2, smooth_weight=0.0)
+    assert post.p_smooth_part["none"] == pytest.approx(1.0)
+    for bad in (-0.1, 1.5, np.nan):
+        with pytest.raises(ValueError, match="smooth_weight must lie in"):
+            SegmentModel(x, y, smooth_weight=bad)
 
 
 def test_draws_split_evenly_between_two_shapes_diagnose_without_a_warning():
@@ -1404,12 +1444,27 @@ def test_the_command_benchmark_runs_the_command_on_files_and_scores_its_answer(t
     assert "--seeds must be at least 1; got 0" in capsys.readouterr().err
 
 
+def test_three_steps_in_fifty_values_are_found():
+    """A short series with several changes: 50 values of unit white noise with three steps
+    of 1.5 to 4 noise sds at least 8 apart. Over 30 seeds (``jump_seeds.py --only
+    several_steps``) all three were found within 2 on 21 and the mean F1 was 0.916 (a smooth
+    part of short length scale follows the smallest steps on the others); over 10 seeds the
+    mean F1 is checked above 0.75."""
+    f1s = []
+    for s in seeds(*range(7300, 7310)):
+        x, y, places = three_short_steps(np.random.default_rng(s))
+        post = find_jumps(x, y, draws=100, chains=2)
+        found = np.searchsorted(x, [j.location for j in post.jumps]).tolist()
+        f1s.append(f1_score([places], found, 5))
+    assert np.mean(f1s) > 0.75, f1s
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_clear_step_in_fifteen_values_is_found(seed):
     """The shortest series a user brings: 15 values of unit white noise with a step of 4
     noise sds at half way. Over 20 seeds (``jump_seeds.py --only short``) a jump within one
-    gap of the step on 20, K = 1 on 19 and 2 on one (seed 1 here: P(K = 1 | y) = 0.507,
-    P(K = 2 | y) = 0.493, a second jump beside the first)."""
+    gap of the step on 20, K = 1 on 19 and 2 on one (seed 1 here: P(K = 1 | y) = 0.487,
+    P(K = 2 | y) = 0.513, a second jump beside the first)."""
     x, y = short_step(np.random.default_rng(seed), 15, 4.0)
     post = find_jumps(x, y, draws=100, chains=2)
     assert post.n_jumps in (1, 2), post.summary()

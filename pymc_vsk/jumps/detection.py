@@ -195,8 +195,9 @@ class JumpPosterior:
         dict
             ``{"none": P(r = 0 | y), "Matérn 5/2": ..., "Ornstein–Uhlenbeck": ...}``: no
             smooth part (each segment a level and trend plus noise), a twice differentiable
-            one, or a rough one that wanders like a random walk at long ℓ (``ou_weight``
-            of :class:`~pymc_vsk.jumps.segments.SegmentModel` is its prior probability).
+            one, or a rough one that wanders like a random walk at long ℓ. A priori 1/2, 3/8
+            and 1/8 (``smooth_weight`` and ``ou_weight`` of
+            :class:`~pymc_vsk.jumps.segments.SegmentModel`).
         """
         shapes = [m.grid[g] for m, g in _shapes(self.models or [self.model])]
         kind = np.array([0 if s.ratio == 0 else 1 if s.nu == SMOOTHNESS[0] else 2 for s in shapes])
@@ -316,7 +317,8 @@ def find_jumps(
         :attr:`JumpPosterior.outliers`, not two jumps; ``count_decay``: the prior
         P(K = k) ∝ ``count_decay**k``, uniform by default; ``ou_weight``: the prior
         probability of a rough, Ornstein–Uhlenbeck smooth part, which follows a series that
-        wanders as a random walk without cutting it into pieces).
+        wanders as a random walk without cutting it into pieces; ``smooth_weight``: the
+        prior probability of a smooth part at all, 1/2).
 
     Returns
     -------

@@ -845,7 +845,8 @@ class SegmentModel:
         Grid points of ℓ, geometrically spaced from ``min_lengthscale`` median node spacings
         to twice the x-range.
     ratios : sequence of float, default (0, 0.1, 0.3, 1, 3, 10)
-        Grid of r = σ_f/σ_n (0: a constant level plus noise in each segment).
+        Grid of r = σ_f/σ_n of the smooth part; r = 0 (a line plus noise in each segment, no
+        smooth part) is always on the grid, with prior probability ``1 - smooth_weight``.
     level_sd : float, default 3.0
         Prior sd of a segment's level, in units of sd(y) at the typical noise scale: every
         new segment pays about ``log(level_sd)`` in evidence for its level.
@@ -898,13 +899,22 @@ class SegmentModel:
         geometric prior that expects fewer jumps (0.5: each further jump halves the prior
         odds), above 1 more.
     ou_weight : float, default 0.25
-        Prior probability that the smooth part is an Ornstein–Uhlenbeck process (Matérn
-        1/2: continuous but rough, a random walk at long ℓ) rather than a Matérn 5/2 one,
-        shared out over the same grid of ℓ and r > 0. Real series often wander as a random
+        Prior probability, given a smooth part, that it is an Ornstein–Uhlenbeck process
+        (Matérn 1/2: continuous but rough, a random walk at long ℓ) rather than a Matérn 5/2
+        one, shared out over the same grid of ℓ and r > 0. Real series often wander as a random
         walk or carry errors correlated from one observation to the next (prices, rates,
         levels, measurements of a slow process); a smooth part that cannot follow that
         wandering cuts it into pieces, and a rough one follows it without jumps. 0 keeps
         the Matérn 5/2 smooth part alone.
+    smooth_weight : float, default 0.5
+        Prior probability that the segments have a smooth part (r > 0), shared out evenly
+        over the grid of ℓ and r > 0; the rest goes to r = 0, each segment a line plus
+        noise. Whether there is a smooth part is a question for the evidence, as whether
+        there is a warp or a season is (each 1/2 a priori), and its prior probability does
+        not depend on how finely the grid of r is drawn (an even spread over the default
+        six ratios, 0 among them, would give 5/6). A smooth part of short length scale can
+        follow a step, so a prior that favours one also favours fewer jumps: at 5/6, short
+        series with several clean steps lost more of them.
     shared_trend : bool, default False
         Subtract the series' drift (:func:`shared_drift`, after the warp and the season) and
         draw each segment's slope around it rather than around 0: a new segment of a
@@ -947,6 +957,7 @@ class SegmentModel:
         outlier_prob: float = 1e-4,
         count_decay: float = 1.0,
         ou_weight: float = 0.25,
+        smooth_weight: float = 0.5,
         shared_trend: bool = False,
     ) -> None:
         x = np.asarray(x, dtype=float)
@@ -961,6 +972,11 @@ class SegmentModel:
                 f"likely a priori); got {count_decay}."
             )
         self.count_decay = float(count_decay)
+        if not 0.0 <= smooth_weight <= 1.0:
+            raise ValueError(
+                f"smooth_weight must lie in [0, 1] (the prior probability of a smooth part; "
+                f"0: each segment a line plus noise); got {smooth_weight}."
+            )
         if not 0.0 <= ou_weight < 1.0:
             raise ValueError(
                 f"ou_weight must lie in [0, 1) (the prior probability of a rough, "
@@ -1010,13 +1026,16 @@ class SegmentModel:
         spacing = np.diff(self.x)
         h = float(np.median(spacing[spacing > 0])) if np.any(spacing > 0) else 1.0 / n
         ells = np.geomspace(min_lengthscale * h, 2.0, n_lengthscales)
+        positive = sorted({float(r) for r in ratios if r > 0})
+        if not positive:
+            smooth_weight = 0.0
         # ℓ and ν are irrelevant when r = 0
-        grid = [Shape(1.0, 0.0, np.log(1.0 / len(ratios)))]
+        grid = [Shape(1.0, 0.0, np.log(1.0 - smooth_weight))] if smooth_weight < 1 else []
         kernels = [(2.5, 1.0 - ou_weight), (0.5, ou_weight)]
         for nu, weight in kernels:
-            if weight > 0:
-                log_w = np.log(weight / len(ratios) / len(ells))
-                grid += [Shape(ell, r, log_w, nu) for r in ratios if r > 0 for ell in ells]
+            if weight > 0 and smooth_weight > 0:
+                log_w = np.log(smooth_weight * weight / len(positive) / len(ells))
+                grid += [Shape(ell, r, log_w, nu) for r in positive for ell in ells]
         self.grid: list[Shape] = grid
 
     @property
