@@ -118,14 +118,16 @@ def t_logpdf(
     return stats.multivariate_t(np.zeros(xs.size), shape, df=2 * PRIORS["a0"]).logpdf(ys)
 
 
+@pytest.mark.parametrize("r", [1.7, 0.0])
 @pytest.mark.parametrize("nu", [2.5, 0.5])
-def test_segment_evidence_is_the_multivariate_t_density(nu):
+def test_segment_evidence_is_the_multivariate_t_density(nu, r):
     """P[i, j] against scipy: y ~ t_{2a0}(0, (b0/a0)·(κ² 11ᵀ + r² K + I)), irregular x, a tie;
-    K the Matérn 5/2 or the Ornstein-Uhlenbeck (Matérn 1/2) kernel."""
+    K the Matérn 5/2 or the Ornstein-Uhlenbeck (Matérn 1/2) kernel, or no smooth part (the
+    filter then carries the level alone)."""
     rng = np.random.default_rng(seed(1))
     x = np.sort(np.r_[rng.uniform(0, 1, 11), 0.5, 0.5])
     y = rng.normal(size=x.size)
-    ell, r = 0.2, 1.7
+    ell = 0.2
     P = segment_evidence(x, y, lengthscale=ell, ratio=r, nu=nu, **PRIORS)
     kernel = lambda a, b, ell: matern_kernel(a, b, ell, nu)  # noqa: E731
     n = x.size
@@ -235,6 +237,13 @@ def test_partition_evidence_and_counts_are_the_sums_over_every_partition():
         assert E[k, n] == pytest.approx(logsumexp(terms), rel=1e-12)
         assert math.exp(log_configurations(n, k, m)) == pytest.approx(len(terms))
     assert log_configurations(5, 2, 2) == -np.inf
+    # P is stored by columns, as the recursions read it; a row-ordered copy gives the same
+    assert P.flags.f_contiguous
+    np.testing.assert_array_equal(partition_evidence(np.ascontiguousarray(P), 3, m), E)
+    counts = np.array([0, 1, 2, 3, 3])
+    drawn = sample_partitions(P, E, counts, m, np.random.default_rng(0))
+    again = sample_partitions(np.ascontiguousarray(P), E, counts, m, np.random.default_rng(0))
+    np.testing.assert_array_equal(drawn, again)
 
 
 def test_the_parallel_loops_of_long_series_compute_the_same(monkeypatch):

@@ -148,7 +148,8 @@ def state_space(
 
     ν = 5/2: :func:`matern52_transitions` and :func:`stationary_covariance`. ν = 1/2: the
     Ornstein–Uhlenbeck process df = -f/ℓ dt + √(2/ℓ) dW in the first component,
-    ``A = e^{-Δ/ℓ}``, ``Q = 1 - e^{-2Δ/ℓ}``; the other two stay 0 (one filter serves both).
+    ``A = e^{-Δ/ℓ}``, ``Q = 1 - e^{-2Δ/ℓ}``; the other two are 0, and the filter leaves them
+    out.
 
     Parameters
     ----------
@@ -182,24 +183,13 @@ def state_space(
 
 
 @numba.njit(cache=True)
-def _product(A, B, out, transpose_b):  # pragma: no cover
-    """out = A B, or A Bᵀ with ``transpose_b``, for small square matrices."""
-    k = A.shape[0]
-    for u in range(k):
-        for w in range(k):
-            acc = 0.0
-            for v in range(k):
-                acc += A[u, v] * (B[w, v] if transpose_b else B[v, w])
-            out[u, w] = acc
-
-
-@numba.njit(cache=True)
 def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated):  # pragma: no cover
     """Log evidence of y[start:j] for every j > start (written to out[j]); Kalman filter.
 
     The state is (level, slope, f, f', f''): the level moves by slope·Δx and the slope stays
     (a straight line, prior variances level_var and slope_var at the segment's first node);
-    f follows the Matérn SDE. σ² is integrated out one observation at a time: each
+    f follows the Matérn SDE. Only the components of f with a positive stationary variance
+    are carried (f alone for the Ornstein–Uhlenbeck process, none when r = 0). σ² is integrated out one observation at a time: each
     predictive is a Student t with 2a degrees of freedom (a = a₀ + inliers/2). With
     ``prior = (r, level_var, slope_var, a₀, b₀, log(1 - ε), log ε + log p_out)``, each
     observation is a gross error with probability ε: its evidence is the mixture of both,
@@ -210,34 +200,56 @@ def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated): 
     """
     ratio, level_var, slope_var, a0, b0, log_inlier, log_gross = prior
     n = y.shape[0]
+    # f's components with a positive stationary variance (3 for Matérn 5/2, 1 for the
+    # Ornstein–Uhlenbeck process); none when r = 0, as f then never reaches y
+    q = 0
+    if ratio != 0.0:
+        while q < 3 and Pinf[q, q] > 0.0:
+            q += 1
+    d = 2 + q
     m = np.zeros(5)
     P = np.zeros((5, 5))
     T = np.zeros((5, 5))
-    S = np.zeros((5, 5))
     g = np.zeros(5)
     P[0, 0] = level_var
     P[1, 1] = slope_var
-    P[2:, 2:] = Pinf
+    P[2 : 2 + q, 2 : 2 + q] = Pinf[:q, :q]
     lev = 0.0
     b = b0
     inliers = 0
     log_2pi = np.log(2.0 * np.pi)
-    S[0, 0] = 1.0
-    S[1, 1] = 1.0
     for j in range(start, n):
         if j > start:
-            S[0, 1] = dx[j - 1]
-            S[2:, 2:] = A[j - 1]
-            # m <- S m; P <- S P S' + blockdiag(0, 0, Q)
-            for u in range(5):
+            # m <- S m; P <- S P S' + blockdiag(0, 0, Q), S = blockdiag([[1, Δx], [0, 1]], A)
+            h = dx[j - 1]
+            Aj = A[j - 1]
+            m[0] += h * m[1]
+            for u in range(q):
                 acc = 0.0
-                for v in range(5):
-                    acc += S[u, v] * m[v]
+                for v in range(q):
+                    acc += Aj[u, v] * m[2 + v]
                 g[u] = acc
-            m[:] = g
-            _product(S, P, T, False)
-            _product(T, S, P, True)
-            P[2:, 2:] += Q[j - 1]
+            for u in range(q):
+                m[2 + u] = g[u]
+            for w in range(d):  # T = S P
+                T[0, w] = P[0, w] + h * P[1, w]
+                T[1, w] = P[1, w]
+                for u in range(q):
+                    acc = 0.0
+                    for v in range(q):
+                        acc += Aj[u, v] * P[2 + v, w]
+                    T[2 + u, w] = acc
+            for u in range(d):  # P = T S'
+                P[u, 0] = T[u, 0] + h * T[u, 1]
+                P[u, 1] = T[u, 1]
+                for w in range(q):
+                    acc = 0.0
+                    for v in range(q):
+                        acc += T[u, 2 + v] * Aj[w, v]
+                    P[u, 2 + w] = acc
+            for u in range(q):
+                for w in range(q):
+                    P[2 + u, 2 + w] += Q[j - 1, u, w]
         s = P[0, 0] + 2.0 * ratio * P[0, 2] + ratio * ratio * P[2, 2] + 1.0
         v = y[j] - m[0] - ratio * m[2]
         a = a0 + 0.5 * inliers
@@ -251,12 +263,12 @@ def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated): 
             lev += lt + np.log1p(np.exp(log_gross - lt))
             b += 0.5 * v * v / s
             inliers += 1
-            for u in range(5):
+            for u in range(d):
                 g[u] = (P[u, 0] + ratio * P[u, 2]) / s
-            for u in range(5):
+            for u in range(d):
                 m[u] += g[u] * v
-            for u in range(5):
-                for w in range(5):
+            for u in range(d):
+                for w in range(d):
                     P[u, w] -= s * g[u] * g[w]
         else:
             lev += log_gross + np.log1p(np.exp(lt - log_gross))
@@ -296,12 +308,16 @@ def _evidence_row(i, y, dx, A, Q, Pinf, prior, slopes, tgain, min_size, out):  #
 
 @numba.njit(cache=True)
 def _evidence_matrix(y, dx, A, Q, Pinf, prior, slopes, tgain, min_size):  # pragma: no cover
-    """Every filter's log evidence, one row after another (:func:`_evidence_row`)."""
+    """Every filter's log evidence, one row after another (:func:`_evidence_row`).
+
+    The matrix is stored by columns (the array returned is the transpose of a C-ordered one):
+    the partition recursions read ``P[i, j]`` over i for each end j.
+    """
     n = y.shape[0]
-    out = np.full((n, n + 1), -np.inf)
+    out = np.full((n + 1, n), -np.inf)
     for i in range(n):
-        _evidence_row(i, y, dx, A, Q, Pinf, prior, slopes, tgain, min_size, out[i])
-    return out
+        _evidence_row(i, y, dx, A, Q, Pinf, prior, slopes, tgain, min_size, out[:, i])
+    return out.T
 
 
 @numba.njit(cache=True, parallel=True)
@@ -310,10 +326,10 @@ def _evidence_matrix_parallel(  # pragma: no cover
 ):
     """:func:`_evidence_matrix` with its rows shared among the cores."""
     n = y.shape[0]
-    out = np.full((n, n + 1), -np.inf)
+    out = np.full((n + 1, n), -np.inf)
     for i in numba.prange(n):  # int64 start, as above (prange counts in uint64): one version
-        _evidence_row(np.int64(i), y, dx, A, Q, Pinf, prior, slopes, tgain, min_size, out[i])
-    return out
+        _evidence_row(np.int64(i), y, dx, A, Q, Pinf, prior, slopes, tgain, min_size, out[:, i])
+    return out.T
 
 
 def segment_evidence(
@@ -513,12 +529,14 @@ def gross_errors(x: np.ndarray, y: np.ndarray, edges: list[int], **priors: float
 
 
 @numba.njit(cache=True)
-def _forward_cell(P, prev, k, min_size, j):  # pragma: no cover
-    """logsumexp_i(prev[i] + P[i, j]) over the cuts i allowed for k jumps."""
+def _forward_cell(PT, prev, k, min_size, j):  # pragma: no cover
+    """logsumexp_i(prev[i] + P[i, j]) over the cuts i allowed for k jumps; ``PT`` is Pᵀ, so
+    that the sum runs along a row in memory."""
     best = -np.inf
     total = 0.0
+    column = PT[j]
     for i in range(k * min_size, j - min_size + 1):
-        v = prev[i] + P[i, j]
+        v = prev[i] + column[i]
         if v == -np.inf:
             continue
         if v <= best:
@@ -530,17 +548,17 @@ def _forward_cell(P, prev, k, min_size, j):  # pragma: no cover
 
 
 @numba.njit(cache=True)
-def _forward_step(P, prev, k, min_size, out):  # pragma: no cover
+def _forward_step(PT, prev, k, min_size, out):  # pragma: no cover
     """out[j] = :func:`_forward_cell` for every end j allowed for k jumps."""
-    for j in range((k + 1) * min_size, P.shape[0] + 1):
-        out[j] = _forward_cell(P, prev, k, min_size, j)
+    for j in range((k + 1) * min_size, PT.shape[0]):
+        out[j] = _forward_cell(PT, prev, k, min_size, j)
 
 
 @numba.njit(cache=True, parallel=True)
-def _forward_step_parallel(P, prev, k, min_size, out):  # pragma: no cover
+def _forward_step_parallel(PT, prev, k, min_size, out):  # pragma: no cover
     """:func:`_forward_step` with the ends shared among the cores."""
-    for j in numba.prange((k + 1) * min_size, P.shape[0] + 1):
-        out[j] = _forward_cell(P, prev, k, min_size, np.int64(j))
+    for j in numba.prange((k + 1) * min_size, PT.shape[0]):
+        out[j] = _forward_cell(PT, prev, k, min_size, np.int64(j))
 
 
 def partition_evidence(P: np.ndarray, max_jumps: int, min_size: int) -> np.ndarray:
@@ -559,13 +577,13 @@ def partition_evidence(P: np.ndarray, max_jumps: int, min_size: int) -> np.ndarr
     -------
     array, shape (max_jumps + 1, n + 1)
     """
-    P = np.ascontiguousarray(P)
+    PT = np.ascontiguousarray(P.T)  # no copy for the column-ordered P of segment_evidence
     n = P.shape[0]
     E = np.full((max_jumps + 1, n + 1), -np.inf)
     E[0, min_size:] = P[0, min_size:]
     step = _forward_step_parallel if n >= PARALLEL_FROM else _forward_step
     for k in range(1, max_jumps + 1):
-        step(P, E[k - 1], k, int(min_size), E[k])
+        step(PT, E[k - 1], k, int(min_size), E[k])
     return E
 
 
@@ -594,8 +612,9 @@ def log_configurations(n: int, k: int, min_size: int) -> float:
 
 
 @numba.njit(cache=True)
-def _backward(P, E, counts, min_size, u):  # pragma: no cover
-    n = P.shape[0]
+def _backward(PT, E, counts, min_size, u):  # pragma: no cover
+    """The draws of :func:`sample_partitions`, with ``PT`` = Pᵀ."""
+    n = PT.shape[1]
     cuts = np.full((counts.shape[0], u.shape[1]), -1, dtype=np.int64)
     w = np.empty(n + 1)
     for d in range(counts.shape[0]):
@@ -605,7 +624,7 @@ def _backward(P, E, counts, min_size, u):  # pragma: no cover
             hi = j - min_size
             best = -np.inf
             for i in range(lo, hi + 1):
-                v = E[kk - 1, i] + P[i, j]
+                v = E[kk - 1, i] + PT[j, i]
                 w[i] = v
                 if v > best:
                     best = v
@@ -657,7 +676,8 @@ def sample_partitions(
     counts = np.asarray(counts, dtype=np.int64)
     width = int(counts.max()) if counts.size else 0
     u = rng.uniform(size=(counts.size, width))
-    return _backward(np.ascontiguousarray(P), np.ascontiguousarray(E), counts, int(min_size), u)
+    PT = np.ascontiguousarray(P.T)  # no copy for the column-ordered P of segment_evidence
+    return _backward(PT, np.ascontiguousarray(E), counts, int(min_size), u)
 
 
 def noise_variance(y: np.ndarray) -> float:
@@ -1122,7 +1142,7 @@ class SegmentModel:
         without ties the count is :func:`log_configurations`.
         """
         n = self.n
-        ones = np.full((n, n + 1), -np.inf)
+        ones = np.full((n, n + 1), -np.inf, order="F")
         sizes = np.arange(n + 1)[None, :] - np.arange(n)[:, None]
         ones[sizes >= self.min_size] = 0.0
         ones[1:][np.diff(self.x) == 0] = -np.inf
