@@ -189,8 +189,9 @@ def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated): 
     The state is (level, slope, f, f', f''): the level moves by slope·Δx and the slope stays
     (a straight line, prior variances level_var and slope_var at the segment's first node);
     f follows the Matérn SDE. Only the components of f with a positive stationary variance
-    are carried (f alone for the Ornstein–Uhlenbeck process, none when r = 0). σ² is integrated out one observation at a time: each
-    predictive is a Student t with 2a degrees of freedom (a = a₀ + inliers/2). With
+    are carried (f alone for the Ornstein–Uhlenbeck process, none when r = 0). σ² is
+    integrated out one observation at a time: each predictive is a Student t with 2a degrees
+    of freedom (a = a₀ + inliers/2). With
     ``prior = (r, level_var, slope_var, a₀, b₀, log(1 - ε), log ε + log p_out)``, each
     observation is a gross error with probability ε: its evidence is the mixture of both,
     and an observation more likely a gross error than not leaves the state as it was
