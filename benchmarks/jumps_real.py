@@ -25,7 +25,7 @@ Real series, with where their change points come from:
   and season, no documented change point.
 
 Transcribed into ``benchmarks/data`` from R packages (GPL; the values as published there,
-``strucchange``'s read from its ``.rda`` files):
+those of ``strucchange`` and ``TSA`` read from their ``.rda`` files):
 
 * ``uk_driver_deaths``: car drivers killed or seriously injured in Great Britain, monthly
   1969–1984 (R ``datasets::UKDriverDeaths``); the compulsory seat-belt law of 31 January
@@ -79,6 +79,20 @@ Transcribed into ``benchmarks/data`` from R packages (GPL; the values as publish
   by Huizinga and Mishkin (1986).
 * ``lynx``: Canadian lynx trappings 1821–1934 (``datasets::lynx``): cycles, no documented
   change point.
+* ``orange_juice_cans``: fraction of nonconforming cans in 54 samples of 50 frozen orange
+  juice cans, taken every half hour (``qcc::orangejuice``, from Montgomery, *Introduction to
+  Statistical Quality Control*, 2nd ed., 1991, pp. 152–155); the machine was adjusted after
+  the 30th sample: the change annotated from the 31st. (Sample 15, a new batch of cardboard,
+  and sample 23, an inexperienced operator, are single disturbances, not changes.)
+* ``us_air_miles``: monthly US airline passenger-miles, January 1996–May 2005
+  (``TSA::airmiles``, from the Bureau of Transportation Statistics), the intervention example
+  of Cryer and Chan, *Time Series Analysis with Applications in R*, 2008, chapter 11: the
+  attacks of 11 September 2001, annotated from that month.
+* ``grossarl_illegitimacy``: fraction of illegitimate births per year in the Alpine village of
+  Grossarl, 1700–1899 (``strucchange::Grossarl``, from Veichtlbauer et al., 2006); two
+  annotations from the data's own coding of the policy interventions that Zeileis and
+  Veichtlbauer (2002) relate to it: the changes of political regime (1803, 1816, 1850) and of
+  the moral regulations (1736, 1753, 1771, 1803).
 
 Textbook series with no documented change point, the standard examples of the models named
 (transcribed the same way; ``fpp2::wmurders`` is GPL-3, the others from R's ``datasets``):
@@ -158,6 +172,14 @@ TRANSCRIBED: list[tuple[str, str, str, list[list[float]]]] = [
     ("nightingale_disease", "month", "disease_rate", [[1855 + 3 / 12]]),
     ("tbill_rate", "month", "tbill", [[1979 + 9 / 12, 1982 + 9 / 12]]),
     ("lynx", "year", "trapped", [[]]),
+    ("orange_juice_cans", "sample", "nonconforming", [[31.0]]),
+    ("us_air_miles", "month", "passenger_miles", [[2001 + 8 / 12]]),
+    (
+        "grossarl_illegitimacy",
+        "year",
+        "fraction",
+        [[1803.0, 1816.0, 1850.0], [1736.0, 1753.0, 1771.0, 1803.0]],
+    ),
     ("air_passengers", "month", "passengers", [[]]),
     ("uk_gas", "quarter", "gas", [[]]),
     ("johnson_johnson", "quarter", "earnings", [[]]),

@@ -890,8 +890,10 @@ def test_the_annotated_breaks_of_the_strucchange_series_are_their_published_date
 def test_the_transcribed_changes_sit_at_their_documented_dates():
     """Each annotated change is the first observation of its new regime: February 1983 for
     the seat-belt law, April 1855 for the months after the Sanitary Commission's arrival,
-    October 1979 and October 1982 for the regimes of the Federal Reserve; and every
-    annotation lies inside its series."""
+    October 1979 and October 1982 for the regimes of the Federal Reserve, September 2001 for
+    the attacks on the United States, the 31st sample of orange juice cans for the machine's
+    adjustment, and the years of Grossarl's changes of regime; and every annotation lies
+    inside its series."""
     from benchmarks.jumps_real import real_series
 
     series = {s.name: s for s in real_series()}
@@ -901,6 +903,7 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
         "seatbelts_vans": [(1983, 2)],
         "nightingale_disease": [(1855, 4)],
         "tbill_rate": [(1979, 10), (1982, 10)],
+        "us_air_miles": [(2001, 9)],
     }
     for name, months in expected.items():
         x = series[name].x
@@ -908,6 +911,35 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
         dates = [(int(np.floor(x[c] + 1e-6)), round((x[c] % 1) * 12) + 1) for c in marks]
         assert dates == months, name
         assert np.allclose(x[marks] - x[np.array(marks) - 1], 1 / 12, atol=1e-3)  # a month before
+    cans = series["orange_juice_cans"]
+    assert cans.x[cans.annotations[0]].tolist() == [31] and len(cans.y) == 54
+    assert np.allclose(cans.y * 50, np.round(cans.y * 50))  # nonconforming cans out of 50
+    grossarl = series["grossarl_illegitimacy"]
+    assert [grossarl.x[marks].tolist() for marks in grossarl.annotations] == [
+        [1803, 1816, 1850],
+        [1736, 1753, 1771, 1803],
+    ]
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_the_fall_of_air_travel_in_september_2001_is_placed_to_its_month(n):
+    """US airline passenger miles, monthly 1996-2005: one jump, between August and September
+    2001, with probability about 1 and a 94 % interval of that one gap, in miles or in
+    millions of miles. P(K = 0 | y) is below 1e-6 (the counts' probabilities are exact and do
+    not depend on the seed); at seeds 0 to 3 the place and the interval were the same and
+    the probability 0.998 to 1."""
+    from benchmarks.jumps_real import real_series
+
+    series = {s.name: s for s in real_series()}["us_air_miles"]
+    august, september = 2001 + 7 / 12, 2001 + 8 / 12
+    for scale in (1.0, 1e-6):
+        post = find_jumps(series.x, series.y * scale, draws=250, chains=2, seed=seed(n))
+        assert post.p_n_jumps[0] < 1e-6
+        assert post.n_jumps == 1
+        (jump,) = post.jumps
+        assert august < jump.location < september
+        assert jump.interval == pytest.approx((august, september), abs=1e-3)
+        assert jump.probability > 0.95
 
 
 def test_the_benchmarks_mean_and_variance_cost_is_ruptures_normal_cost():
