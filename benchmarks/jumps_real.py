@@ -25,7 +25,7 @@ Real series, with where their change points come from:
   and season, no documented change point.
 
 Transcribed into ``benchmarks/data`` from R packages (GPL; the values as published there,
-those of ``strucchange`` and ``TSA`` read from their ``.rda`` files):
+those of ``strucchange``, ``TSA``, ``fxregime`` and ``urca`` read from their ``.rda`` files):
 
 * ``uk_driver_deaths``: car drivers killed or seriously injured in Great Britain, monthly
   1969–1984 (R ``datasets::UKDriverDeaths``); the compulsory seat-belt law of 31 January
@@ -93,6 +93,28 @@ those of ``strucchange`` and ``TSA`` read from their ``.rda`` files):
   annotations from the data's own coding of the policy interventions that Zeileis and
   Veichtlbauer (2002) relate to it: the changes of political regime (1803, 1816, 1850) and of
   the moral regulations (1736, 1753, 1771, 1803).
+* ``semmelweis_mortality``: maternal deaths per 100 births in the First Obstetric Clinic of
+  Vienna, monthly January 1842–March 1849 (``HistData::Handwashing.monthly``, from
+  Semmelweis, 1861, Tables III and XVI); washing hands in chlorine began "in the middle of
+  May 1847": annotated from June 1847, the first whole month of it.
+* ``yuan_per_dollar`` and ``ringgit_per_dollar``: Chinese yuan and Malaysian ringgit per US
+  dollar, the last noon rate of each week (``fxregime::FXRatesCHF``, the Federal Reserve's
+  H.10 rates, each currency divided by the dollar), 2000–2007 and 1998–2007; x is the
+  decimal year of the week's Friday. The yuan's peg to the dollar ended with its revaluation
+  of 21 July 2005 (Zeileis, Shah and Patnaik, 2010); the ringgit was pegged at 3.80 on 2
+  September 1998 and the peg was ended on 21 July 2005 (Bank Negara Malaysia): each change
+  annotated from the first week at the new rate.
+* ``us_real_gnp``: log of US real GNP, 1909–1970 (``urca::nporg``, Nelson and Plosser's
+  data); the crash of 1929 shifted the level of its trend (Perron, 1989, with the break
+  after T_B = 1929): annotated from 1930.
+
+From the data of a published tutorial (Lopez Bernal, Cummins and Gasparrini, 2017,
+*Int. J. Epidemiol.* 46, 348–355, ``sicily.csv``):
+
+* ``sicily_coronary_events``: hospital admissions for acute coronary events in Sicily per
+  100 000 of the age-standardised population, monthly January 2002–November 2006; Italy's
+  ban on smoking in indoor public places took effect in January 2005 (Barone-Adesi et al.,
+  2011), annotated from that month.
 
 Textbook series with no documented change point, the standard examples of the models named
 (transcribed the same way; ``fpp2::wmurders`` is GPL-3, the others from R's ``datasets``):
@@ -180,6 +202,11 @@ TRANSCRIBED: list[tuple[str, str, str, list[list[float]]]] = [
         "fraction",
         [[1803.0, 1816.0, 1850.0], [1736.0, 1753.0, 1771.0, 1803.0]],
     ),
+    ("semmelweis_mortality", "month", "deaths_per_100_births", [[1847 + 5 / 12]]),
+    ("sicily_coronary_events", "month", "events_per_100000", [[2005.0]]),
+    ("yuan_per_dollar", "week", "yuan", [[2005.5534]]),
+    ("ringgit_per_dollar", "week", "ringgit", [[1998.674, 2005.5534]]),
+    ("us_real_gnp", "year", "log_gnp", [[1930.0]]),
     ("air_passengers", "month", "passengers", [[]]),
     ("uk_gas", "quarter", "gas", [[]]),
     ("johnson_johnson", "quarter", "earnings", [[]]),
@@ -202,6 +229,16 @@ class Series:
     annotations: list[list[int]]
     kind: str = "real"
     meta: dict = field(default_factory=dict)
+
+
+def odds_text(log_odds: float) -> str:
+    """A log posterior odds to one decimal; where P(K = 0 | y) underflows to 0 (or rounds to
+    1), the bound that the odds exceed (or stay under)."""
+    if log_odds == np.inf:  # P(K = 0 | y) below the smallest double
+        return f"> {-np.log(np.finfo(float).smallest_subnormal):.0f}"
+    if log_odds == -np.inf:  # P(K > 0 | y) below half the spacing of doubles at 1
+        return f"< {np.log(np.finfo(float).epsneg):.0f}"
+    return f"{log_odds:.1f}"
 
 
 def real_series() -> list[Series]:
@@ -486,7 +523,7 @@ def summarise(table: pd.DataFrame) -> str:
         lines.append(
             f"log P(K > 0 | y) / P(K = 0 | y) on the {len(part)} series "
             f"{'with' if has else 'without'} a change: median {odds.median():.1f}, "
-            f"range {odds.min():.1f} to {odds.max():.1f}"
+            f"range {odds_text(odds.min())} to {odds_text(odds.max())}"
         )
     ok = int(((table["max_rhat"] <= 1.01) & (table["min_ess_bulk"] >= 400)).sum())
     times = table["time_vsk"]
@@ -523,7 +560,7 @@ def markdown(table: pd.DataFrame) -> str:
             f"{r['f1_pelt']:.3f} / {r['cover_pelt']:.3f} | "
             f"{r['f1_pelt_mv']:.3f} / {r['cover_pelt_mv']:.3f} | "
             f"{r['f1_zero']:.3f} / {r['cover_zero']:.3f} | "
-            + f"{r['log_odds_jump']:.1f} |".replace("-", "−")
+            + f"{odds_text(r['log_odds_jump'])} |".replace("-", "−")
         )
     return "\n".join(lines)
 

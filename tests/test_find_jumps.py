@@ -892,8 +892,9 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
     the seat-belt law, April 1855 for the months after the Sanitary Commission's arrival,
     October 1979 and October 1982 for the regimes of the Federal Reserve, September 2001 for
     the attacks on the United States, the 31st sample of orange juice cans for the machine's
-    adjustment, and the years of Grossarl's changes of regime; and every annotation lies
-    inside its series."""
+    adjustment, the years of Grossarl's changes of regime, June 1847 for Semmelweis's chlorine
+    washing, January 2005 for Italy's smoking ban, the first weeks off (and on) the dollar
+    pegs, and 1930 after the crash; and every annotation lies inside its series."""
     from benchmarks.jumps_real import real_series
 
     series = {s.name: s for s in real_series()}
@@ -904,6 +905,8 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
         "nightingale_disease": [(1855, 4)],
         "tbill_rate": [(1979, 10), (1982, 10)],
         "us_air_miles": [(2001, 9)],
+        "semmelweis_mortality": [(1847, 6)],
+        "sicily_coronary_events": [(2005, 1)],
     }
     for name, months in expected.items():
         x = series[name].x
@@ -914,6 +917,17 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
     cans = series["orange_juice_cans"]
     assert cans.x[cans.annotations[0]].tolist() == [31] and len(cans.y) == 54
     assert np.allclose(cans.y * 50, np.round(cans.y * 50))  # nonconforming cans out of 50
+    # the pegs: the yuan at 8.28 per dollar until the week of 22 July 2005, the ringgit at 3.80
+    # from the week of 4 September 1998 to that of 22 July 2005
+    yuan = series["yuan_per_dollar"]
+    (revalued,) = yuan.annotations[0]
+    assert np.all(np.abs(yuan.y[:revalued] - 8.28) < 0.01) and yuan.y[revalued] < 8.12
+    ringgit = series["ringgit_per_dollar"]
+    pegged, floated = ringgit.annotations[0]
+    assert np.all(np.abs(ringgit.y[pegged:floated] - 3.8) < 0.011)
+    assert abs(ringgit.y[pegged - 1] - 3.8) > 0.3 and ringgit.y[floated] < 3.79
+    assert np.allclose(np.diff(yuan.x), 7 / 365.25, atol=2e-4)
+    assert series["us_real_gnp"].x[series["us_real_gnp"].annotations[0]].tolist() == [1930]
     grossarl = series["grossarl_illegitimacy"]
     assert [grossarl.x[marks].tolist() for marks in grossarl.annotations] == [
         [1803, 1816, 1850],
@@ -1510,3 +1524,14 @@ def test_a_clear_step_in_fifteen_values_is_found(seed):
     post = find_jumps(x, y, draws=100, chains=2)
     assert post.n_jumps in (1, 2), post.summary()
     assert min(abs(j.location - 6.5) for j in post.jumps) <= 1.0, post.summary()
+
+
+def test_the_benchmark_prints_odds_beyond_a_double_as_their_bound():
+    """A P(K = 0 | y) that underflows to 0 gives odds above -log(5e-324) = 744.4; one that
+    rounds to 1 (P(K > 0 | y) under 2**-53) odds below log(2**-53) = -36.7."""
+    from benchmarks.jumps_real import odds_text
+
+    assert odds_text(np.inf) == "> 744"
+    assert odds_text(-np.inf) == "< -37"
+    assert odds_text(2.26) == "2.3"
+    assert -np.log(5e-324) > 744 and np.log(2.0**-53) < -36
