@@ -1526,12 +1526,20 @@ def test_a_clear_step_in_fifteen_values_is_found(seed):
     assert min(abs(j.location - 6.5) for j in post.jumps) <= 1.0, post.summary()
 
 
-def test_the_benchmark_prints_odds_beyond_a_double_as_their_bound():
-    """A P(K = 0 | y) that underflows to 0 gives odds above -log(5e-324) = 744.4; one that
-    rounds to 1 (P(K > 0 | y) under 2**-53) odds below log(2**-53) = -36.7."""
-    from benchmarks.jumps_real import odds_text
+def test_the_benchmark_gives_odds_beyond_a_double_as_a_number():
+    """The benchmark's log odds of some jump are P(K > 0 | y) / P(K = 0 | y) where both are
+    doubles, and a finite number above -log(5e-324) = 744.4 where P(K = 0 | y) underflows to
+    0 (a step of 1 000 noise sds in 240 values)."""
+    from benchmarks.jumps_real import log_odds_of_a_jump
 
-    assert odds_text(np.inf) == "> 744"
-    assert odds_text(-np.inf) == "< -37"
-    assert odds_text(2.26) == "2.3"
-    assert -np.log(5e-324) > 744 and np.log(2.0**-53) < -36
+    rng = np.random.default_rng(seed(3))
+    x = np.arange(60.0)
+    post = find_jumps(x, rng.normal(size=60) + 2.0 * (x >= 30), draws=100, chains=2)
+    p0 = post.p_n_jumps[0]
+    assert 0 < p0 < 1
+    assert np.isclose(log_odds_of_a_jump(post), np.log1p(-p0) - np.log(p0))
+    x = np.arange(240.0)
+    post = find_jumps(x, rng.normal(size=240) + 1000.0 * (x >= 97), draws=100, chains=2)
+    assert post.p_n_jumps[0] == 0.0
+    odds = log_odds_of_a_jump(post)
+    assert np.isfinite(odds) and odds > -np.log(5e-324) > 744
