@@ -1,0 +1,73 @@
+"""The variants of the segment model left out of the defaults (``benchmarks/model_variants.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks.model_variants import NOISE_FACTORS, VARIANTS, main
+from pymc_vsk.jumps import find_jumps
+from pymc_vsk.jumps.segments import SegmentModel
+
+
+@pytest.fixture(scope="module")
+def step() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(3)
+    x = np.arange(60.0)
+    return x, np.where(x < 35, 0.0, 1.5) + 0.3 * rng.normal(size=60) + np.sin(x / 4)
+
+
+def test_every_variant_undoes_its_patch() -> None:
+    methods = dict(vars(SegmentModel))
+    for variant in VARIANTS.values():
+        with variant():
+            assert any(vars(SegmentModel)[name] is not m for name, m in methods.items())
+        assert dict(vars(SegmentModel)) == methods
+
+
+def test_piece_shapes_is_the_shared_model_when_the_grid_has_one_shape(step) -> None:
+    x, y = step
+    one = {"smooth_weight": 0.0, "warp": False, "season": False, "draws": 100, "chains": 2}
+    shared = find_jumps(x, y, **one)
+    with VARIANTS["piece-shapes"]():
+        own = find_jumps(x, y, **one)
+    np.testing.assert_allclose(own.p_n_jumps, shared.p_n_jumps, rtol=1e-10)
+    # with the default grid, each piece's own shape is another model
+    many = {"warp": False, "season": False, "draws": 100, "chains": 2}
+    with VARIANTS["piece-shapes"]():
+        own = find_jumps(x, y, **many)
+    assert np.abs(own.p_n_jumps - find_jumps(x, y, **many).p_n_jumps).max() > 1e-3
+
+
+def test_warp_choice_paid_charges_the_log_of_the_candidates(step) -> None:
+    x, y = step
+    plain = SegmentModel(x, y, warp=(1, 0.1))
+    with VARIANTS["warp-choice-paid"]():
+        paid = SegmentModel(x, y, warp=(1, 0.1))
+        unwarped = SegmentModel(x, y)
+    # continuous data: both signs, all five offsets
+    assert paid.log_penalty - plain.log_penalty == pytest.approx(np.log(10))
+    assert unwarped.log_penalty == SegmentModel(x, y).log_penalty
+    counts = np.round(y)  # resolution 1 in a range of about 4: offsets 0.3 and 1 only
+    with VARIANTS["warp-choice-paid"]():
+        paid = SegmentModel(x, counts, warp=(1, 0.3))
+    assert paid.log_penalty == pytest.approx(np.log(4))
+
+
+def test_noise_levels_average_over_the_centre_of_the_noise_prior(step) -> None:
+    x, y = step
+    plain = SegmentModel(x, y)
+    with VARIANTS["noise-levels"]():
+        tripled = SegmentModel(x, y)
+        priors = [tripled._priors(s.lengthscale, s.ratio, s.nu) for s in tripled.grid]
+    assert len(tripled.grid) == len(NOISE_FACTORS) * len(plain.grid)
+    weights = np.array([s.log_weight for s in tripled.grid])
+    assert np.logaddexp.reduce(weights) == pytest.approx(0.0, abs=1e-12)
+    b0 = np.array([p["b0"] for p in priors]).reshape(len(NOISE_FACTORS), -1)
+    np.testing.assert_allclose(b0 / plain.b0, np.repeat([NOISE_FACTORS], b0.shape[1], 0).T)
+    assert {p["nu"] for p in priors} == {s.nu for s in plain.grid}
+
+
+def test_an_unknown_variant_is_refused(capsys) -> None:
+    assert main(["no-such-variant"]) == 2
+    assert "piece-shapes" in capsys.readouterr().out
