@@ -11,10 +11,10 @@ to :class:`pymc_vsk.jumps.segments.SegmentModel`:
     2006). The reported shape summaries are then meaningless; the count and the jumps are
     not.
 ``warp-choice-paid``
-    The log warp chosen among the candidates (both signs, each offset no smaller than the
-    data's resolution) is charged the log of their number, as the season is charged for the
-    periods tried: the prior mass 1/2 of the warps is spread over every candidate, and only
-    the best one is fitted (a lower bound of their average evidence).
+    The log warp chosen among the candidates (:func:`~pymc_vsk.jumps.warps.warp_candidates`)
+    is charged the log of their number, as the season is charged for the periods tried: the
+    prior mass 1/2 of the warps is spread over every candidate, and only the best one is
+    fitted (a lower bound of their average evidence).
 ``noise-levels``
     The centre of the noise scales' prior, estimated from the first differences, is not
     taken as known: it is a hyperparameter shared by every piece, on the grid
@@ -42,7 +42,7 @@ import numpy as np
 
 from benchmarks.jumps_real import main as benchmark
 from pymc_vsk.jumps.segments import SegmentModel, Shape, partition_evidence
-from pymc_vsk.jumps.warps import WARP_OFFSETS, resolution
+from pymc_vsk.jumps.warps import warp_candidates
 
 
 @contextmanager
@@ -95,8 +95,7 @@ def warp_choice_paid() -> AbstractContextManager[None]:
     def paid(self: SegmentModel, x: np.ndarray, y: np.ndarray, **options) -> None:
         init(self, x, y, **options)
         if options.get("warp") is not None:
-            smallest = resolution(y) / float(np.ptp(y))
-            self.log_penalty += np.log(2 * sum(c >= smallest for c in WARP_OFFSETS))
+            self.log_penalty += np.log(len(warp_candidates(y)))
 
     return _patched(__init__=paid)
 

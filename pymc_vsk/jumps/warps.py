@@ -22,6 +22,7 @@ __all__ = [
     "log_unwarp",
     "log_warp",
     "resolution",
+    "warp_candidates",
 ]
 
 
@@ -91,30 +92,48 @@ def describe_warp(warp: tuple[int, float] | None) -> str:
     return f"{'' if sign > 0 else '-'}log({u} / range + {offset:g})"
 
 
-def choose_warp(y: np.ndarray) -> tuple[int, float] | None:
-    """The log warp that best evens out the size of y's first differences, or None.
+def warp_candidates(y: np.ndarray) -> list[tuple[int, float]]:
+    """The (sign, offset) pairs :func:`choose_warp` chooses among (none for fewer than 4
+    values or a constant y).
 
-    Each candidate (both signs and every offset of ``WARP_OFFSETS``, and y itself) is scored
-    by the Laplace log likelihood of its first differences with their mean absolute value as
-    the scale, plus its log Jacobian: the Box–Cox profile likelihood of a random walk, little
-    moved by a few jumps. Only the winner is weighed against y itself, by the evidence.
+    Both signs, and every offset of ``WARP_OFFSETS`` no smaller than the data's resolution in
+    units of their range: a smaller offset (as for counts) would reward stretching the few
+    lowest values apart.
+
+    Examples
+    --------
+    >>> warp_candidates(np.arange(11.0))  # resolution: a tenth of the range
+    [(1, 0.1), (1, 0.3), (1, 1.0), (-1, 0.1), (-1, 0.3), (-1, 1.0)]
     """
     y = np.asarray(y, dtype=float)
     span = float(np.ptp(y))
     if span == 0 or len(y) < 4:
+        return []
+    smallest = resolution(y) / span
+    return [(sign, offset) for sign in (1, -1) for offset in WARP_OFFSETS if offset >= smallest]
+
+
+def choose_warp(y: np.ndarray) -> tuple[int, float] | None:
+    """The log warp that best evens out the size of y's first differences, or None.
+
+    Each candidate (:func:`warp_candidates`, and y itself) is scored by the Laplace log
+    likelihood of its first differences with their mean absolute value as the scale, plus
+    its log Jacobian: the Box–Cox profile likelihood of a random walk, little moved by a few
+    jumps. Only the winner is weighed against y itself, by the evidence.
+    """
+    y = np.asarray(y, dtype=float)
+    candidates = warp_candidates(y)
+    if not candidates:
         return None
+    span = float(np.ptp(y))
 
     def score(z: np.ndarray, log_jacobian: float) -> float:
         scale = float(np.mean(np.abs(np.diff(z))))
         return -(len(z) - 1) * np.log(scale) + log_jacobian if scale > 0 else -np.inf
 
-    # an offset below the data's resolution (the smallest step between distinct values, as
-    # for counts) would reward stretching the few lowest values apart
-    smallest = resolution(y) / span
     best, best_score = None, score(y / span, -len(y) * np.log(span))
-    for sign in (1, -1):
-        for offset in (c for c in WARP_OFFSETS if c >= smallest):
-            value = score(*log_warp(y, sign, offset))
-            if value > best_score:
-                best, best_score = (sign, offset), value
+    for candidate in candidates:
+        value = score(*log_warp(y, *candidate))
+        if value > best_score:
+            best, best_score = candidate, value
     return best
