@@ -28,6 +28,13 @@ to :class:`pymc_vsk.jumps.segments.SegmentModel`:
     and van Ommen, 2017): real noise is seldom white and normal, and an untempered evidence
     grows with n where the model misses. A jump must then gain twice the evidence to pay
     for its place. The warps, seasons and shapes are weighed with the tempered evidence too.
+``lengthscale-prior``
+    The smooth part's length scales get the penalised-complexity prior of a Matérn field's
+    range in one dimension (Fuglstad, Simpson, Lindgren and Rue, 2019),
+    π(ℓ) = (λ/2) ℓ^(-3/2) exp(-λ ℓ^(-1/2)), with P(ℓ < ``PC_SPACINGS`` node spacings) =
+    ``PC_PROBABILITY``, instead of the same weight for every ℓ of the log-spaced grid: a
+    smooth part rough enough to follow a jump is then a priori unlikely, unless the data
+    insist. Each (ν, r) keeps its prior mass; only its spread over ℓ changes.
 
 For example ``python benchmarks/model_variants.py piece-shapes --draws 500 --skip co2
 --synthetic 0 --seasonal 0 --dependent 0 --trending 0`` scores the real series other than
@@ -150,12 +157,54 @@ def tempered() -> AbstractContextManager[None]:
     return _patched(evidence=powered)
 
 
+#: The penalised-complexity prior of the length scales (``lengthscale-prior``):
+#: P(ℓ < PC_SPACINGS node spacings) = PC_PROBABILITY.
+PC_SPACINGS = 3.0
+PC_PROBABILITY = 0.05
+
+
+def lengthscale_log_prior(ells: np.ndarray, spacing: float) -> np.ndarray:
+    """Log weights of the grid's length scales under the penalised-complexity prior.
+
+    On a log-spaced grid the mass at ℓ is π(ℓ)·ℓ ∝ ℓ^(-1/2) exp(-λ ℓ^(-1/2)), with λ set by
+    P(ℓ < ``PC_SPACINGS`` · spacing) = exp(-λ (``PC_SPACINGS`` · spacing)^(-1/2)) =
+    ``PC_PROBABILITY``; the weights are normalised over the grid.
+    """
+    lam = -np.log(PC_PROBABILITY) * np.sqrt(PC_SPACINGS * spacing)
+    log_w = -0.5 * np.log(ells) - lam / np.sqrt(ells)
+    return log_w - np.logaddexp.reduce(log_w)
+
+
+def lengthscale_prior() -> AbstractContextManager[None]:
+    """Spread each (ν, r)'s prior mass over ℓ by the penalised-complexity prior."""
+    init = SegmentModel.__init__
+
+    def penalised(self: SegmentModel, x: np.ndarray, y: np.ndarray, **options) -> None:
+        init(self, x, y, **options)
+        spacing = np.diff(self.x)
+        h = float(np.median(spacing[spacing > 0]))
+        blocks: dict[tuple[float, float], list[int]] = {}
+        for i, shape in enumerate(self.grid):
+            if shape.ratio > 0:
+                blocks.setdefault((shape.nu, shape.ratio), []).append(i)
+        grid = list(self.grid)
+        for members in blocks.values():
+            ells = np.array([grid[i].lengthscale for i in members])
+            mass = np.logaddexp.reduce([grid[i].log_weight for i in members])
+            for i, log_w in zip(members, lengthscale_log_prior(ells, h), strict=True):
+                grid[i] = grid[i]._replace(log_weight=mass + log_w)
+        self.grid = grid
+
+    return _patched(__init__=penalised)
+
+
 #: Each variant's patch of :class:`SegmentModel`, undone when its block ends.
 VARIANTS: dict[str, Callable[[], AbstractContextManager[None]]] = {
     "piece-shapes": piece_shapes,
     "warp-choice-paid": warp_choice_paid,
     "noise-levels": noise_levels,
     "tempered": tempered,
+    "lengthscale-prior": lengthscale_prior,
 }
 
 

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from benchmarks.model_variants import NOISE_FACTORS, TEMPERATURE, VARIANTS, main
+from benchmarks.model_variants import (
+    NOISE_FACTORS,
+    PC_PROBABILITY,
+    PC_SPACINGS,
+    TEMPERATURE,
+    VARIANTS,
+    main,
+)
 from pymc_vsk.jumps import find_jumps
 from pymc_vsk.jumps.segments import SegmentModel
 
@@ -89,6 +97,38 @@ def test_tempered_raises_each_piece_evidence_to_its_power(step) -> None:
     assert sure.n_jumps >= 1 and less.n_jumps >= 1
     odds = [np.log1p(-p.p_n_jumps[0]) - np.log(p.p_n_jumps[0]) for p in (sure, less)]
     assert 0 < odds[1] < 0.8 * odds[0]
+
+
+def test_lengthscale_prior_is_the_penalised_complexity_prior_on_the_grid(step) -> None:
+    x, y = step
+    plain = SegmentModel(x, y)
+    with VARIANTS["lengthscale-prior"]():
+        pc = SegmentModel(x, y)
+    assert [(s.lengthscale, s.ratio, s.nu) for s in pc.grid] == [
+        (s.lengthscale, s.ratio, s.nu) for s in plain.grid
+    ]
+    weights = np.array([s.log_weight for s in pc.grid])
+    assert np.logaddexp.reduce(weights) == pytest.approx(0.0, abs=1e-12)
+    # one (ν, r) block: its mass kept, spread over ℓ as π(ℓ)·ℓ from scipy's density of
+    # ℓ^(-1/2) (λ² / ℓ ~ Gamma(1, 1) ⇔ 1/√ℓ ~ Exponential(λ))
+    block = [i for i, s in enumerate(pc.grid) if s.ratio == 1.0 and s.nu == 2.5]
+    ells = np.array([pc.grid[i].lengthscale for i in block])
+    h = 1.0 / (len(x) - 1)
+    lam = -np.log(PC_PROBABILITY) * np.sqrt(PC_SPACINGS * h)
+    # P(ℓ < c h) = P(1/√ℓ > 1/√(c h)) = exp(-λ / √(c h)) = PC_PROBABILITY
+    assert stats.expon(scale=1 / lam).sf(1 / np.sqrt(PC_SPACINGS * h)) == pytest.approx(
+        PC_PROBABILITY
+    )
+    # density of ℓ from that of u = 1/√ℓ: π(ℓ) = p_u(u) |du/dℓ|, mass on the log grid π(ℓ)·ℓ
+    u = 1 / np.sqrt(ells)
+    mass = stats.expon(scale=1 / lam).pdf(u) * 0.5 * ells**-1.5 * ells
+    expected = np.log(mass / mass.sum()) + np.logaddexp.reduce(
+        [plain.grid[i].log_weight for i in block]
+    )
+    np.testing.assert_allclose([pc.grid[i].log_weight for i in block], expected, rtol=1e-10)
+    # the shortest length scales lose prior mass to the longer ones
+    assert pc.grid[block[0]].log_weight < plain.grid[block[0]].log_weight - 2
+    assert pc.grid[block[-1]].log_weight > plain.grid[block[-1]].log_weight
 
 
 def test_an_unknown_variant_is_refused(capsys) -> None:
