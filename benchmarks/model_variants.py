@@ -27,7 +27,9 @@ to :class:`pymc_vsk.jumps.segments.SegmentModel`:
     (power) posteriors proposed for models that are wrong in ways the data show (Grünwald
     and van Ommen, 2017): real noise is seldom white and normal, and an untempered evidence
     grows with n where the model misses. A jump must then gain twice the evidence to pay
-    for its place. The warps, seasons and shapes are weighed with the tempered evidence too.
+    for its place. The warps, seasons and shapes are weighed with the tempered evidence too,
+    and the Jacobian of the warp and of the scaling of y, a factor of the likelihood of y,
+    takes the same power.
 ``lengthscale-prior``
     The smooth part's length scales get the penalised-complexity prior of a Matérn field's
     range in one dimension (Fuglstad, Simpson, Lindgren and Rue, 2019),
@@ -147,14 +149,18 @@ TEMPERATURE = 0.5
 
 def tempered() -> AbstractContextManager[None]:
     """Raise every piece's evidence to the power :data:`TEMPERATURE`."""
-    evidence = SegmentModel.evidence
+    init, evidence = SegmentModel.__init__, SegmentModel.evidence
+
+    def scaled(self: SegmentModel, x: np.ndarray, y: np.ndarray, **options) -> None:
+        init(self, x, y, **options)
+        self.log_jacobian *= TEMPERATURE
 
     def powered(
         self: SegmentModel, lengthscale: float, ratio: float, nu: float = 2.5
     ) -> np.ndarray:
         return TEMPERATURE * evidence(self, lengthscale, ratio, nu)
 
-    return _patched(evidence=powered)
+    return _patched(__init__=scaled, evidence=powered)
 
 
 #: The penalised-complexity prior of the length scales (``lengthscale-prior``):

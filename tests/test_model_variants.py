@@ -83,6 +83,10 @@ def test_tempered_raises_each_piece_evidence_to_its_power(step) -> None:
     P = plain.evidence(shape.lengthscale, shape.ratio, shape.nu)
     with VARIANTS["tempered"]():
         powered = plain.evidence(shape.lengthscale, shape.ratio, shape.nu)
+        warped = SegmentModel(x, y, warp=(1, 0.1))
+    # the Jacobian of the warp and of y's scaling is a factor of the likelihood too
+    jacobian = SegmentModel(x, y, warp=(1, 0.1)).log_jacobian
+    assert warped.log_jacobian == pytest.approx(TEMPERATURE * jacobian)
     np.testing.assert_array_equal(np.isfinite(powered), np.isfinite(P))
     finite = np.isfinite(P)
     np.testing.assert_allclose(powered[finite], TEMPERATURE * P[finite], rtol=1e-12)
@@ -109,8 +113,8 @@ def test_lengthscale_prior_is_the_penalised_complexity_prior_on_the_grid(step) -
     ]
     weights = np.array([s.log_weight for s in pc.grid])
     assert np.logaddexp.reduce(weights) == pytest.approx(0.0, abs=1e-12)
-    # one (ν, r) block: its mass kept, spread over ℓ as π(ℓ)·ℓ from scipy's density of
-    # ℓ^(-1/2) (λ² / ℓ ~ Gamma(1, 1) ⇔ 1/√ℓ ~ Exponential(λ))
+    # one (ν, r) block: its mass kept, spread over ℓ as π(ℓ)·ℓ, π from scipy's density of
+    # 1/√ℓ ~ Exponential(λ)
     block = [i for i, s in enumerate(pc.grid) if s.ratio == 1.0 and s.nu == 2.5]
     ells = np.array([pc.grid[i].lengthscale for i in block])
     h = 1.0 / (len(x) - 1)
