@@ -187,8 +187,6 @@ def lengthscale_prior() -> AbstractContextManager[None]:
 
     def penalised(self: SegmentModel, x: np.ndarray, y: np.ndarray, **options) -> None:
         init(self, x, y, **options)
-        spacing = np.diff(self.x)
-        h = float(np.median(spacing[spacing > 0]))
         blocks: dict[tuple[float, float], list[int]] = {}
         for i, shape in enumerate(self.grid):
             if shape.ratio > 0:
@@ -197,7 +195,7 @@ def lengthscale_prior() -> AbstractContextManager[None]:
         for members in blocks.values():
             ells = np.array([grid[i].lengthscale for i in members])
             mass = np.logaddexp.reduce([grid[i].log_weight for i in members])
-            for i, log_w in zip(members, lengthscale_log_prior(ells, h), strict=True):
+            for i, log_w in zip(members, lengthscale_log_prior(ells, self.spacing), strict=True):
                 grid[i] = grid[i]._replace(log_weight=mass + log_w)
         self.grid = grid
 

@@ -118,6 +118,7 @@ def test_lengthscale_prior_is_the_penalised_complexity_prior_on_the_grid(step) -
     block = [i for i, s in enumerate(pc.grid) if s.ratio == 1.0 and s.nu == 2.5]
     ells = np.array([pc.grid[i].lengthscale for i in block])
     h = 1.0 / (len(x) - 1)
+    assert pc.spacing == pytest.approx(h) and pc.grid[1].lengthscale == pytest.approx(h)
     lam = -np.log(PC_PROBABILITY) * np.sqrt(PC_SPACINGS * h)
     # P(ℓ < c h) = P(1/√ℓ > 1/√(c h)) = exp(-λ / √(c h)) = PC_PROBABILITY
     assert stats.expon(scale=1 / lam).sf(1 / np.sqrt(PC_SPACINGS * h)) == pytest.approx(

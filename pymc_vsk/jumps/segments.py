@@ -950,6 +950,9 @@ class SegmentModel:
         The shared drift in units of the model's y (after the warp, less the season) per
         x-range: 0 without ``shared_trend``, None when one was asked for and the series
         shows none.
+    spacing : float
+        The median spacing of distinct inputs, in the scaled x: the shortest length scale
+        of the grid is ``min_lengthscale`` times it.
 
     Notes
     -----
@@ -1045,8 +1048,8 @@ class SegmentModel:
         # (at unit sd the range is at least 2; a constant series gets that much, not 0)
         self.outlier_log_density = -float(np.log(3.0 * max(np.ptp(self.y), 2.0)))
         spacing = np.diff(self.x)
-        h = float(np.median(spacing[spacing > 0])) if np.any(spacing > 0) else 1.0 / n
-        ells = np.geomspace(min_lengthscale * h, 2.0, n_lengthscales)
+        self.spacing = float(np.median(spacing[spacing > 0])) if np.any(spacing > 0) else 1 / n
+        ells = np.geomspace(min_lengthscale * self.spacing, 2.0, n_lengthscales)
         positive = sorted({float(r) for r in ratios if r > 0})
         if not positive:
             smooth_weight = 0.0
