@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy import stats
+from scipy.special import logsumexp
 
 from benchmarks.model_variants import (
     NOISE_FACTORS,
@@ -12,10 +15,13 @@ from benchmarks.model_variants import (
     PC_SPACINGS,
     TEMPERATURE,
     VARIANTS,
+    _sequential,
     main,
+    observation_jacobians,
+    safe_power,
 )
 from pymc_vsk.jumps import find_jumps
-from pymc_vsk.jumps.segments import SegmentModel
+from pymc_vsk.jumps.segments import SegmentModel, segment_evidence
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +145,100 @@ def test_lengthscale_prior_is_the_penalised_complexity_prior_on_the_grid(step) -
 def test_an_unknown_variant_is_refused(capsys) -> None:
     assert main(["no-such-variant"]) == 2
     assert "piece-shapes" in capsys.readouterr().out
+
+
+def _enumerated(P: np.ndarray, power: float, hazard: float, min_size: int) -> tuple:
+    """Each observation's log predictive and expected log predictive, every pattern of cuts
+    before it enumerated with its prior and tempered evidence."""
+    n = P.shape[0]
+    log_pred, mean_log = np.zeros(n), np.zeros(n)
+    log_pred[0] = mean_log[0] = P[0, 1]
+    for t in range(1, n):
+        terms, expected, starts, log_w = [], 0.0, [], []
+        for bits in itertools.product([0, 1], repeat=t - 1):
+            cuts = [u for u, b in zip(range(1, t), bits, strict=True) if b]
+            lp, start = 0.0, 0
+            for u in range(1, t):
+                allowed = u - start >= min_size and u <= n - min_size
+                if u in cuts and not allowed:
+                    lp = -np.inf
+                elif u in cuts:
+                    lp, start = lp + np.log(hazard), u
+                elif allowed:
+                    lp += np.log1p(-hazard)
+            edges = [0, *cuts, t]
+            log_w.append(lp + power * sum(P[a, b] for a, b in itertools.pairwise(edges)))
+            starts.append(start)
+        log_w = np.array(log_w) - logsumexp(log_w)
+        for lw, s in zip(log_w, starts, strict=True):
+            grow, new = P[s, t + 1] - P[s, t], P[t, t + 1]
+            if t - s >= min_size and t <= n - min_size:
+                terms += [lw + np.log(hazard) + new, lw + np.log1p(-hazard) + grow]
+                expected += np.exp(lw) * (hazard * new + (1 - hazard) * grow)
+            elif lw > -np.inf:
+                terms.append(lw + grow)
+                expected += np.exp(lw) * grow
+        log_pred[t], mean_log[t] = logsumexp(terms), expected
+    return log_pred, mean_log
+
+
+@pytest.mark.parametrize("power", [1.0, 0.5])
+def test_safe_bayes_predictions_are_those_of_every_partition_enumerated(power) -> None:
+    rng = np.random.default_rng(1)
+    x = np.arange(9.0)
+    model = SegmentModel(x, np.where(x < 4, 0.0, 2.0) + rng.normal(size=9))
+    shape = model.grid[5]
+    priors = {**model._priors(shape.lengthscale, shape.ratio, shape.nu), "min_size": 1}
+    P = segment_evidence(model.x, model.y, **priors)
+    log_mass, log_pred, mean_log = _sequential(P, power, 0.2, 2)
+    expected = _enumerated(P, power, 0.2, 2)
+    np.testing.assert_allclose(log_pred, expected[0], atol=1e-10)
+    np.testing.assert_allclose(mean_log, expected[1], atol=1e-10)
+    # the expected log loss is never below the loss of the mixture (Jensen)
+    assert np.all(mean_log <= log_pred + 1e-12)
+    if power == 1.0:  # untempered, the predictions chain into the evidence
+        assert log_mass[-1] == pytest.approx(log_pred.sum(), abs=1e-10)
+    # with no jump a priori, the evidence of one segment
+    assert _sequential(P, 1.0, 1e-300, 2)[0][-1] == pytest.approx(P[0, -1], abs=1e-10)
+
+
+def test_safe_bayes_jacobians_of_each_observation_sum_to_the_models(step) -> None:
+    x, y = step
+    for warp in (None, (1, 0.1), (-1, 1.0)):
+        model = SegmentModel(x, 50.0 + 7.0 * y, warp=warp)
+        jac = observation_jacobians(model, 50.0 + 7.0 * y)
+        assert jac.sum() == pytest.approx(model.log_jacobian, rel=1e-12)
+
+
+def test_safe_bayes_tempers_as_the_tempered_variant_when_its_power_is_half(
+    step, monkeypatch
+) -> None:
+    x, y = step
+    y = y + np.where(x < 15, 2.0, 0.0)  # and a second, larger step: some draws have jumps
+    options = {"warp": True, "season": False, "draws": 100, "chains": 2}
+    with VARIANTS["tempered"]():
+        half = find_jumps(x, y, **options)
+    monkeypatch.setattr("benchmarks.model_variants.SAFE_POWERS", (0.5,))
+    with VARIANTS["safe-bayes"]():
+        safe = find_jumps(x, y, **options)
+    assert all(m.power == 0.5 for m in safe.models)
+    np.testing.assert_allclose(safe.p_n_jumps, half.p_n_jumps, rtol=1e-10)
+    # the same draws: the partitions too are drawn from the tempered evidence
+    assert half.n_jumps == safe.n_jumps == 1
+    for name in ("n_jumps", "lengthscale", "location"):
+        np.testing.assert_array_equal(safe.idata.posterior[name], half.idata.posterior[name])
+
+
+def test_safe_bayes_keeps_the_likelihood_where_the_model_holds() -> None:
+    """A clean step in normal noise: the untempered posterior predicts better (by the
+    expected log loss) on most seeds (9 of seeds 0 to 9)."""
+    x = np.arange(60.0)
+    kept = 0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        z = np.where(x < 30, 0.0, 3.0) + rng.normal(size=60)
+        with VARIANTS["safe-bayes"]():
+            power, losses = safe_power([SegmentModel(x, z)])
+        assert set(losses) == {"I", "R"} and power in losses["R"]
+        kept += power == 1.0
+    assert kept >= 7
