@@ -12,7 +12,10 @@ per-series table. ``--index`` gives every series its row number as x (0, 1, ...)
 harness that passes a file's row index would: dates and gaps are then lost. Each group's
 mean difference from PELT is printed with its standard error over the series; ``--repeats
 N`` draws the synthetic groups at N seeds and pools them (one seed's 40 synthetic series
-leave the margin over PELT uncertain by about ±0.03 in F1).
+leave the margin over PELT uncertain by about ±0.03 in F1). ``--fixed-counts`` also fits
+each series with its number of jumps fixed: at one jump (column ``one``), and at every count
+from 0 to 10, the best of which, chosen with the annotations, is an upper bound on any rule
+for the count (column ``best``; our own answer is among its candidates).
 
 Real series, with where their change points come from:
 
@@ -175,6 +178,8 @@ from pymc_vsk.jumps import JumpPosterior, find_jumps
 from pymc_vsk.jumps.scores import covering, f1_score
 
 DATA = Path(__file__).resolve().parent / "data"
+# the largest count that --fixed-counts fits (the real series have at most 4 annotated)
+FIXED_COUNTS = 10
 
 #: Series transcribed into ``benchmarks/data`` (file, x column, y column, change dates of each
 #: annotator, in x units; each date is the first x of a new segment). Sources in the module
@@ -447,8 +452,40 @@ def score(series: Series, predicted: list[int]) -> tuple[float, float]:
     return f1_score(series.annotations, predicted), covering(series.annotations, predicted, n)
 
 
-def run(series: Series, draws: int, chains: int, options: dict | None = None) -> dict:
-    """Every method on one series: scores, times, our diagnostics."""
+def fixed_count_scores(
+    series: Series,
+    draws: int,
+    chains: int,
+    options: dict | None = None,
+    largest: int = FIXED_COUNTS,
+) -> dict:
+    """Scores of ``find_jumps`` with the number of jumps fixed: at 1 (``one``) and at the
+    count from 0 to ``largest`` whose answer scores best against the annotations (``best``,
+    by F1 and then covering; ``k_best`` the count): how well the segment model places the
+    jumps when the count is known, whatever rule would choose it."""
+    limit = min(largest, len(series.y) // (options or {}).get("min_size", 3) - 1)
+    scores = {}
+    for k in range(limit + 1):
+        post = find_jumps(
+            series.x, series.y, n_jumps=k, draws=draws, chains=chains, **(options or {})
+        )
+        scores[k] = score(series, [int(np.searchsorted(series.x, j.location)) for j in post.jumps])
+    best = max(scores, key=lambda k: scores[k])
+    row = {"k_best": best}
+    row["f1_one"], row["cover_one"] = scores.get(1, (np.nan, np.nan))
+    row["f1_best"], row["cover_best"] = scores[best]
+    return row
+
+
+def run(
+    series: Series,
+    draws: int,
+    chains: int,
+    options: dict | None = None,
+    fixed_counts: bool = False,
+) -> dict:
+    """Every method on one series: scores, times, our diagnostics; with ``fixed_counts``,
+    also those of :func:`fixed_count_scores`."""
     row: dict = {"series": series.name, "kind": series.kind, "n": len(series.y)}
     row["seed"] = series.meta.get("seed", -1)
     row["true_k"] = len(series.annotations[0])
@@ -473,6 +510,15 @@ def run(series: Series, draws: int, chains: int, options: dict | None = None) ->
         row[f"k_{name}"] = len(cps)
         row[f"f1_{name}"], row[f"cover_{name}"] = score(series, cps)
     row["f1_zero"], row["cover_zero"] = score(series, [])
+    if fixed_counts:
+        row.update(fixed_count_scores(series, draws, chains, options))
+        # our own answer is a candidate of the best count too (its count may exceed the range)
+        if (row["f1_vsk"], row["cover_vsk"]) > (row["f1_best"], row["cover_best"]):
+            row["k_best"], row["f1_best"], row["cover_best"] = (
+                row["k_vsk"],
+                row["f1_vsk"],
+                row["cover_vsk"],
+            )
     return row
 
 
@@ -488,8 +534,8 @@ def scores_line(row: dict, certainty: str = "") -> str:
 
 def summarise(table: pd.DataFrame) -> str:
     """Mean scores per kind of series and overall, median times, convergence counts."""
-    methods = ("vsk", "pelt", "binseg", "pelt_mv", "zero")
-    cols = [f"{m}_{s}" for s in methods for m in ("f1", "cover")]
+    methods = ("vsk", "pelt", "binseg", "pelt_mv", "zero", "one", "best")
+    cols = [f"{m}_{s}" for s in methods for m in ("f1", "cover") if f"{m}_{s}" in table]
     groups = {}
     for kind, part in table.groupby("kind"):
         groups[kind] = part
@@ -625,6 +671,13 @@ def main(argv: list[str] | None = None) -> int:
         help="replace every series' x by its row number (0, 1, ...), as a harness that "
         "passes a file's row index as x would",
     )
+    parser.add_argument(
+        "--fixed-counts",
+        action="store_true",
+        help=f"also fit every series with one jump, and with each count from 0 to "
+        f"{FIXED_COUNTS} to report the best against the annotations (an upper bound on any "
+        "rule for the count)",
+    )
     parser.add_argument("--draws", type=int, default=1000)
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--csv", type=Path, help="write the per-series table here")
@@ -669,12 +722,17 @@ def main(argv: list[str] | None = None) -> int:
         print("x of every series replaced by its row number")
     rows = []
     for s in series:
-        row = run(s, args.draws, args.chains, options)
+        row = run(s, args.draws, args.chains, options, args.fixed_counts)
         rows.append(row)
         print(
             f"{row['series']:32s} n={row['n']:5d} "
             f"{scores_line(row, f' (P {row["p_k_vsk"]:.2f})')}  "
-            f"{row['time_vsk']:.1f} s  r̂ {row['max_rhat']:.4f}",
+            f"{row['time_vsk']:.1f} s  r̂ {row['max_rhat']:.4f}"
+            + (
+                f"  one jump F1 {row['f1_one']:.3f}  best K {row['k_best']} F1 {row['f1_best']:.3f}"
+                if args.fixed_counts
+                else ""
+            ),
             flush=True,
         )
     table = pd.DataFrame(rows)

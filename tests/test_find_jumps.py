@@ -865,6 +865,34 @@ def test_the_benchmark_runs_and_refuses_an_unknown_series(tmp_path, capsys):
     assert "--repeats must be at least 1; got 0" in capsys.readouterr().err
 
 
+def test_fixed_counts_score_one_jump_and_the_best_count_with_the_answers(capsys, tmp_path):
+    from benchmarks.jumps_real import Series, fixed_count_scores, real_series
+    from benchmarks.jumps_real import main as benchmark
+
+    rng = np.random.default_rng(3)
+    x = np.arange(40.0)
+    y = np.where(x < 25, 0.0, 3.0) + rng.normal(size=40)
+    step = Series("step", x, y, [[25]])
+    row = fixed_count_scores(step, draws=100, chains=2, largest=3)
+    # one clean step: its gap at one jump, and no other count scores as well
+    assert row["k_best"] == 1 and row["f1_best"] == row["f1_one"] == 1.0
+    assert row["cover_best"] > 0.9
+    keep = {"airmiles", "nile"}
+    skip = [a for s in real_series() if s.name not in keep for a in ("--skip", s.name)]
+    none = ["--synthetic", "0", "--seasonal", "0", "--dependent", "0", "--trending", "0"]
+    table = tmp_path / "fixed.csv"
+    args = [*none, *skip, "--draws", "50", "--chains", "2", "--fixed-counts", "--csv", str(table)]
+    assert benchmark(args) == 0
+    out = capsys.readouterr().out
+    assert "f1_one" in out and "f1_best" in out and "best K" in out
+    rows = pd.read_csv(table).set_index("series")
+    # the best count is an upper bound: our own answer is one of its candidates
+    assert (rows["f1_best"] >= rows["f1_vsk"]).all() and (rows["f1_best"] >= rows["f1_one"]).all()
+    # no change in the air miles: the best count is 0, and one jump scores 2/3 (the start alone)
+    assert rows.loc["airmiles", "k_best"] == 0 and rows.loc["airmiles", "f1_one"] == 2 / 3
+    assert rows.loc["nile", "k_best"] == 1 and rows.loc["nile", "f1_best"] == 1.0
+
+
 def test_the_annotated_breaks_of_the_strucchange_series_are_their_published_dates():
     """The real interest rate's three breaks are Bai and Perron's (2003) least-squares breaks
     of its mean with segments of at least 15 quarters, 1966Q4, 1972Q3 and 1980Q3 (the last
