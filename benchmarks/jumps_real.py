@@ -15,7 +15,8 @@ N`` draws the synthetic groups at N seeds and pools them (one seed's 40 syntheti
 leave the margin over PELT uncertain by about ±0.03 in F1). ``--fixed-counts`` also fits
 each series with its number of jumps fixed: at one jump (column ``one``), and at every count
 from 0 to 10, the best of which, chosen with the annotations, is an upper bound on any rule
-for the count (column ``best``; our own answer is among its candidates).
+for the count (column ``best``; our own answer is among its candidates; ``p_k_best`` is the
+posterior probability of that count).
 
 Real series, with where their change points come from:
 
@@ -519,6 +520,7 @@ def run(
                 row["f1_vsk"],
                 row["cover_vsk"],
             )
+        row["p_k_best"] = float(post.p_n_jumps[row["k_best"]])
     return row
 
 
@@ -729,7 +731,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{scores_line(row, f' (P {row["p_k_vsk"]:.2f})')}  "
             f"{row['time_vsk']:.1f} s  r̂ {row['max_rhat']:.4f}"
             + (
-                f"  one jump F1 {row['f1_one']:.3f}  best K {row['k_best']} F1 {row['f1_best']:.3f}"
+                f"  one jump F1 {row['f1_one']:.3f}  best K {row['k_best']}"
+                f" (P {row['p_k_best']:.2f}) F1 {row['f1_best']:.3f}"
                 if args.fixed_counts
                 else ""
             ),

@@ -891,6 +891,10 @@ def test_fixed_counts_score_one_jump_and_the_best_count_with_the_answers(capsys,
     # no change in the air miles: the best count is 0, and one jump scores 2/3 (the start alone)
     assert rows.loc["airmiles", "k_best"] == 0 and rows.loc["airmiles", "f1_one"] == 2 / 3
     assert rows.loc["nile", "k_best"] == 1 and rows.loc["nile", "f1_best"] == 1.0
+    # the posterior probability of the best count: that of our own count where they agree
+    assert rows.loc["nile", "k_vsk"] == 1
+    assert rows.loc["nile", "p_k_best"] == rows.loc["nile", "p_k_vsk"]
+    assert rows.loc["airmiles", "p_k_best"] > 0.5  # K = 0 the most probable count
 
 
 def test_the_annotated_breaks_of_the_strucchange_series_are_their_published_dates():
