@@ -161,6 +161,7 @@ memory.
 from __future__ import annotations
 
 import argparse
+import inspect
 import resource
 import sys
 import time
@@ -177,6 +178,7 @@ from scipy.special import logsumexp
 
 from pymc_vsk.jumps import JumpPosterior, find_jumps
 from pymc_vsk.jumps.scores import covering, f1_score
+from pymc_vsk.jumps.segments import count_limit
 
 DATA = Path(__file__).resolve().parent / "data"
 # the largest count that --fixed-counts fits (the real series have at most 4 annotated)
@@ -453,8 +455,14 @@ def score(series: Series, predicted: list[int]) -> tuple[float, float]:
     return f1_score(series.annotations, predicted), covering(series.annotations, predicted, n)
 
 
+def found(series: Series, post: JumpPosterior) -> list[int]:
+    """The change points of an answer: the index of the first observation after each jump."""
+    return [int(np.searchsorted(series.x, j.location)) for j in post.jumps]
+
+
 def fixed_count_scores(
     series: Series,
+    post: JumpPosterior,
     draws: int,
     chains: int,
     options: dict | None = None,
@@ -462,19 +470,22 @@ def fixed_count_scores(
 ) -> dict:
     """Scores of ``find_jumps`` with the number of jumps fixed: at 1 (``one``) and at the
     count from 0 to ``largest`` whose answer scores best against the annotations (``best``,
-    by F1 and then covering; ``k_best`` the count): how well the segment model places the
-    jumps when the count is known, whatever rule would choose it."""
-    limit = min(largest, len(series.y) // (options or {}).get("min_size", 3) - 1)
+    by F1 and then covering; ``k_best`` the count, ``p_k_best`` its probability in ``post``,
+    the answer with the count from the data, itself a candidate): how well the segment model
+    places the jumps when the count is known, whatever rule would choose it."""
+    options = options or {}
+    min_size = options.get("min_size", inspect.signature(find_jumps).parameters["min_size"].default)
     scores = {}
-    for k in range(limit + 1):
-        post = find_jumps(
-            series.x, series.y, n_jumps=k, draws=draws, chains=chains, **(options or {})
-        )
-        scores[k] = score(series, [int(np.searchsorted(series.x, j.location)) for j in post.jumps])
-    best = max(scores, key=lambda k: scores[k])
-    row = {"k_best": best}
+    for k in range(count_limit(len(series.y), min_size, largest) + 1):
+        fixed = find_jumps(series.x, series.y, n_jumps=k, draws=draws, chains=chains, **options)
+        scores[k] = score(series, found(series, fixed))
+    # the first best wins: the smallest count, and a fixed count before the answer from the
+    # data (whose count may lie beyond the range)
+    candidates = [*scores.items(), (post.n_jumps, score(series, found(series, post)))]
+    best, (f1_best, cover_best) = max(candidates, key=lambda c: c[1])
+    row = {"k_best": best, "p_k_best": float(post.p_n_jumps[best])}
     row["f1_one"], row["cover_one"] = scores.get(1, (np.nan, np.nan))
-    row["f1_best"], row["cover_best"] = scores[best]
+    row["f1_best"], row["cover_best"] = f1_best, cover_best
     return row
 
 
@@ -493,11 +504,10 @@ def run(
     start = time.perf_counter()
     post = find_jumps(series.x, series.y, draws=draws, chains=chains, **(options or {}))
     row["time_vsk"] = time.perf_counter() - start
-    found = [int(np.searchsorted(series.x, j.location)) for j in post.jumps]
     row["k_vsk"] = post.n_jumps
     row["p_k_vsk"] = float(post.p_n_jumps[post.n_jumps])
     row["log_odds_jump"] = log_odds_of_a_jump(post)
-    row["f1_vsk"], row["cover_vsk"] = score(series, found)
+    row["f1_vsk"], row["cover_vsk"] = score(series, found(series, post))
     diag = post.as_dict()["diagnostics"]
     row["max_rhat"], row["min_ess_bulk"] = diag["max_rhat"], diag["min_ess_bulk"]
     for name, method in (
@@ -512,15 +522,7 @@ def run(
         row[f"f1_{name}"], row[f"cover_{name}"] = score(series, cps)
     row["f1_zero"], row["cover_zero"] = score(series, [])
     if fixed_counts:
-        row.update(fixed_count_scores(series, draws, chains, options))
-        # our own answer is a candidate of the best count too (its count may exceed the range)
-        if (row["f1_vsk"], row["cover_vsk"]) > (row["f1_best"], row["cover_best"]):
-            row["k_best"], row["f1_best"], row["cover_best"] = (
-                row["k_vsk"],
-                row["f1_vsk"],
-                row["cover_vsk"],
-            )
-        row["p_k_best"] = float(post.p_n_jumps[row["k_best"]])
+        row.update(fixed_count_scores(series, post, draws, chains, options))
     return row
 
 

@@ -873,7 +873,8 @@ def test_fixed_counts_score_one_jump_and_the_best_count_with_the_answers(capsys,
     x = np.arange(40.0)
     y = np.where(x < 25, 0.0, 3.0) + rng.normal(size=40)
     step = Series("step", x, y, [[25]])
-    row = fixed_count_scores(step, draws=100, chains=2, largest=3)
+    post = find_jumps(step.x, step.y, draws=100, chains=2)
+    row = fixed_count_scores(step, post, draws=100, chains=2, largest=3)
     # one clean step: its gap at one jump, and no other count scores as well
     assert row["k_best"] == 1 and row["f1_best"] == row["f1_one"] == 1.0
     assert row["cover_best"] > 0.9
