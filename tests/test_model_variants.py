@@ -20,7 +20,7 @@ from benchmarks.model_variants import (
     observation_jacobians,
     safe_power,
 )
-from pymc_vsk.jumps import find_jumps
+from pymc_vsk.jumps import detection, find_jumps
 from pymc_vsk.jumps.segments import SegmentModel, segment_evidence
 
 
@@ -32,11 +32,36 @@ def step() -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_every_variant_undoes_its_patch() -> None:
-    methods = dict(vars(SegmentModel))
+    methods, functions = dict(vars(SegmentModel)), dict(vars(detection))
     for variant in VARIANTS.values():
         with variant():
-            assert any(vars(SegmentModel)[name] is not m for name, m in methods.items())
+            patched = [vars(SegmentModel)[name] is not m for name, m in methods.items()]
+            patched += [vars(detection)[name] is not f for name, f in functions.items()]
+            assert any(patched)
         assert dict(vars(SegmentModel)) == methods
+        assert dict(vars(detection)) == functions
+
+
+def test_cover_decision_scores_both_and_is_the_f1_decision_without_the_covering(
+    step, monkeypatch
+) -> None:
+    # 70 % of the draws: jumps at 20 and at one of 40..60, evenly; 30 %: at 20 only. In a
+    # series of 100, answering {20} expects F1 0.860 and covering 0.744, answering {20, 50}
+    # F1 0.829 (half the second places are more than 5 away) and covering 0.844: F1 alone
+    # answers one jump, the mean of both two
+    draws = [[20, t] for t in range(40, 61) for _ in range(10)] + [[20, 0]] * 90
+    cuts, counts = np.array(draws), np.array([2] * 210 + [1] * 90)
+    p_k = np.array([0.0, 0.3, 0.7])
+    assert detection._best_f1_count(cuts, counts, p_k, 5) == 1
+    x, y = step
+    with VARIANTS["cover-decision"]():
+        detection._check(np.arange(100.0), np.zeros(100), 3)  # the series' length, 100
+        by_both = detection._best_f1_count(cuts, counts, p_k, 5)
+        monkeypatch.setattr("benchmarks.model_variants.COVER_WEIGHT", 0.0)
+        assert detection._best_f1_count(cuts, counts, p_k, 5) == 1
+        default = find_jumps(x, y, draws=100, chains=2)
+    assert by_both == 2
+    assert default.n_jumps == find_jumps(x, y, draws=100, chains=2).n_jumps
 
 
 def test_piece_shapes_is_the_shared_model_when_the_grid_has_one_shape(step) -> None:
