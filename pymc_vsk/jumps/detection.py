@@ -132,6 +132,23 @@ class JumpPosterior:
     p_models: np.ndarray = field(default_factory=lambda: np.ones(1), repr=False)
 
     @property
+    def change_points(self) -> list[int]:
+        """The index of the first observation after each jump, in the data sorted by x.
+
+        A jump between ``x[c-1]`` and ``x[c]`` starts a new segment at index ``c``: the
+        convention of ruptures and of the scores of :mod:`pymc_vsk.jumps.scores`.
+
+        Examples
+        --------
+        >>> x = np.arange(60.0)
+        >>> y = np.where(x < 30, 0.0, 4.0) + np.random.default_rng(0).normal(size=60)
+        >>> post = find_jumps(x, y, draws=100, chains=2)
+        >>> post.jumps[0].location, post.change_points
+        (29.5, [30])
+        """
+        return [int(np.searchsorted(self.x, j.location)) for j in self.jumps]
+
+    @property
     def converged(self) -> bool:
         """Whether every r̂ ≤ 1.01 and every ESS ≥ 400."""
         return self.diagnostics.ok
