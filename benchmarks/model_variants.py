@@ -419,8 +419,9 @@ COVER_WEIGHT = 0.5
 
 
 def cover_decision() -> AbstractContextManager[None]:
-    """Decide the count by the posterior expected mean of F1 and covering."""
-    check, best = detection._check, detection._best_f1_count
+    """Decide the count by the posterior expected mean of F1 and covering: the decision's
+    score, ``f1_score`` as :mod:`pymc_vsk.jumps.detection` reads it, is replaced."""
+    check = detection._check
     length = [0]  # the series' length, which the covering needs
 
     def checked(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -428,14 +429,11 @@ def cover_decision() -> AbstractContextManager[None]:
         length[0] = len(x)
         return x, y
 
-    def mixed(cuts: np.ndarray, counts: np.ndarray, p_k: np.ndarray, margin: int) -> int:
-        def score(truth: set[int], answer: list[int]) -> float:
-            f1 = f1_score([truth], answer, margin)
-            return (1 - COVER_WEIGHT) * f1 + COVER_WEIGHT * covering([truth], answer, length[0])
+    def mixed(annotations: list[set[int]], predicted: list[int], margin: int) -> float:
+        f1 = f1_score(annotations, predicted, margin)
+        return (1 - COVER_WEIGHT) * f1 + COVER_WEIGHT * covering(annotations, predicted, length[0])
 
-        return best(cuts, counts, p_k, margin, score=score)
-
-    return mock.patch.multiple(detection, _check=checked, _best_f1_count=mixed)
+    return mock.patch.multiple(detection, _check=checked, f1_score=mixed)
 
 
 #: Each variant's patch of :class:`SegmentModel` (or of the decision), undone when its block

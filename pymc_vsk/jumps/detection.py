@@ -14,7 +14,6 @@ draws are reported to show it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -539,7 +538,6 @@ def _best_f1_count(
     margin: int,
     n_eval: int = 1000,
     n_frequent: int = 5,
-    score: Callable[[set[int], list[int]], float] | None = None,
 ) -> int:
     """The count of the candidate answer with the largest posterior expected F1.
 
@@ -547,14 +545,7 @@ def _best_f1_count(
     of the draws with k jumps and the ``n_frequent`` partitions drawn most often among them;
     the F1 of each (:func:`~pymc_vsk.jumps.scores.f1_score`, in observation indices, with
     ``margin``) is averaged over up to ``n_eval`` posterior draws taken as the truth.
-    ``score(truth, answer)``, when given, replaces the F1 (another score of an answer's change
-    points against one draw's).
     """
-    if score is None:
-
-        def score(truth: set[int], answer: list[int]) -> float:
-            return f1_score([truth], answer, margin)
-
     # the draws repeat partitions: score each distinct one once, weighted by its repeats
     distinct, repeats = np.unique(cuts[:n_eval], axis=0, return_counts=True)
     truths = [set(c[c > 0].tolist()) for c in distinct]
@@ -570,7 +561,7 @@ def _best_f1_count(
             answers = [np.median(same, axis=0).round().astype(int).tolist()]
             answers += [row.tolist() for row in rows[np.argsort(-freq, kind="stable")[:n_frequent]]]
         for answer in answers:
-            expected = float(weights @ [score(t, answer) for t in truths])
+            expected = float(weights @ [f1_score([t], answer, margin) for t in truths])
             if expected > best:
                 best, best_k = expected, int(k)
     return best_k
