@@ -39,7 +39,7 @@ from benchmarks.jump_seeds import (
 )
 from pymc_vsk.cli import main
 from pymc_vsk.jumps import find_jumps, segments
-from pymc_vsk.jumps.cli import NOT_CONVERGED
+from pymc_vsk.jumps.cli import NOT_CONVERGED, plot_jump_posterior
 from pymc_vsk.jumps.detection import JumpPosterior, _best_f1_count, _describe, _diagnostics
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.seasons import Season, find_period
@@ -330,6 +330,22 @@ def test_one_jump_is_located_to_its_gap():
     lo, hi = jump.interval
     assert lo <= 1986.5 <= hi and hi - lo <= 12
     assert jump.probability > 0.8
+
+
+def test_the_figure_draws_each_jump_s_gap_probabilities_in_x_units():
+    """The command's figure: one bar per gap at its place in x's units (here thousandths of
+    a year), as tall as its probability and 0.8 of the median spacing wide."""
+    x, y = step(np.random.default_rng(seed(11)))
+    post = find_jumps(1000 * x, y, draws=100, chains=2)
+    assert post.jumps
+    bottom = plot_jump_posterior(post).axes[1]
+    assert len(bottom.containers) == len(post.jumps)
+    for bars, jump in zip(bottom.containers, post.jumps, strict=True):
+        assert len(bars.patches) == len(jump.gaps)
+        for bar, gap, prob in zip(bars.patches, jump.gaps, jump.gap_probs, strict=True):
+            assert bar.get_width() == pytest.approx(0.8 * 1000 * np.median(np.diff(x)))
+            assert bar.get_x() + bar.get_width() / 2 == pytest.approx(gap)
+            assert bar.get_height() == pytest.approx(prob)
 
 
 def test_change_points_index_the_data_sorted_by_x_as_ruptures_does():

@@ -697,8 +697,7 @@ def plot_jump_posterior(
     wild = np.isin(post.x, post.outliers)
     if np.any(wild):
         top.plot(post.x[wild], post.y[wild], "x", color="C3", ms=7, label="left out: gross errors")
-    spacing = np.diff(post.x)
-    width = 0.8 * float(np.median(spacing[spacing > 0]))
+    width = 0.8 * post.model.spacing * (post.x[-1] - post.x[0])  # of the median node spacing
     for k, jump in enumerate(post.jumps):
         color = f"C{k + 1}"
         bottom.bar(jump.gaps, jump.gap_probs, width=width, color=color, label=f"jump {k + 1}")
