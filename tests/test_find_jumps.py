@@ -962,7 +962,11 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
     the attacks on the United States, the 31st sample of orange juice cans for the machine's
     adjustment, the years of Grossarl's changes of regime, June 1847 for Semmelweis's chlorine
     washing, January 2005 for Italy's smoking ban, the first weeks off (and on) the dollar
-    pegs, and 1930 after the crash; and every annotation lies inside its series."""
+    pegs, 1930 after the crash, the first months of California's seat-belt law (January
+    1986) and 65 mph limit (May 1987), the first months after the antidumping petition on
+    barium chloride and after its decision, the first month of Anderson's enterprise zone and
+    the first years of the war, of the peace and of the pill; and every annotation lies
+    inside its series."""
     from benchmarks.jumps_real import real_series
 
     series = {s.name: s for s in real_series()}
@@ -975,6 +979,9 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
         "us_air_miles": [(2001, 9)],
         "semmelweis_mortality": [(1847, 6)],
         "sicily_coronary_events": [(2005, 1)],
+        "california_fatal_accidents": [(1986, 1), (1987, 5)],
+        "barium_chloride_imports": [(1983, 11), (1984, 11)],
+        "anderson_unemployment_claims": [(1984, 1)],
     }
     for name, months in expected.items():
         x = series[name].x
@@ -1001,6 +1008,9 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
         [1803, 1816, 1850],
         [1736, 1753, 1771, 1803],
     ]
+    fertility = series["us_fertility_rate"]
+    assert fertility.x[fertility.annotations[0]].tolist() == [1941, 1946, 1963]
+    assert fertility.x.tolist() == list(range(1913, 1985))
 
 
 @pytest.mark.parametrize("n", [0, 1])
