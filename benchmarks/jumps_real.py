@@ -115,17 +115,18 @@ those of ``strucchange``, ``TSA``, ``fxregime`` and ``urca`` read from their ``.
 * ``california_fatal_accidents``, ``barium_chloride_imports``,
   ``anderson_unemployment_claims`` and ``us_fertility_rate``: four series of Wooldridge's
   *Introductory Econometrics* (``wooldridge::traffic2``, ``barium``, ``ezanders`` and
-  ``fertil3``), each with the dates of its interventions in indicator columns of its own,
-  annotated from the first month or year at which each indicator is 1 (and, for an
-  episode, the first after it). The percentage of California's road accidents with a
-  fatality, monthly 1981–1989 (McCarthy, 1994): the seat-belt law from January 1986, the 65
-  mph speed limit from May 1987. Chinese imports of barium chloride into the US, monthly
-  February 1978–December 1988, in tons (Krupp and Pollard, 1996): the first month after the
-  antidumping petition was filed (November 1983) and after the decision (November 1984).
-  Unemployment claims in the enterprise zone of Anderson, Indiana, monthly 1980–November
-  1988 (Papke, 1994): the zone from January 1984. Births per 1 000 women aged 15–44 in the
-  US, 1913–1984 (Whittington, Alm and Peters, 1990): the Second World War, 1941–1945 (from
-  1941 and from 1946), and the pill, from 1963.
+  ``fertil3``, read from the CSV files of the Rdatasets collection), each with the dates of
+  its interventions in indicator columns of its own, annotated from the first month or year
+  at which each indicator is 1 (and, for an episode, the first after it). The percentage
+  of California's road accidents with a fatality, monthly 1981–1989 (McCarthy, 1994): the
+  seat-belt law from January 1986, the 65 mph speed limit from May 1987. Chinese imports of
+  barium chloride into the US, monthly February 1978–December 1988 (Krupp and Pollard,
+  1996): the first month after the antidumping petition was filed (November 1983) and
+  after its decision (November 1984). Unemployment claims in the enterprise zone of
+  Anderson, Indiana, monthly 1980–November 1988 (Papke, 1994): the zone from January 1984.
+  Births per 1 000 women aged 15–44 in the US, 1913–1984 (Whittington, Alm and Peters,
+  1990): the Second World War, 1941–1945 (annotated from 1941 and from 1946), and the pill,
+  from 1963.
 
 From the data of a published tutorial (Lopez Bernal, Cummins and Gasparrini, 2017,
 *Int. J. Epidemiol.* 46, 348–355, ``sicily.csv``):
