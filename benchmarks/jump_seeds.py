@@ -495,7 +495,7 @@ def several_steps(options: dict) -> None:
             post = find_jumps(x, y, draws=100, chains=2, **options, **extra)
             counts.append(post.n_jumps)
             all_found += all(_nearest(post, c - 0.5) <= 2 for c in places)
-            found = np.searchsorted(x, [j.location for j in post.jumps]).tolist()
+            found = post.change_points
             f1s.append(f1_score([places], found, 5))
         print(
             f"three steps in 50 values{'' if weight is None else ', smooth_weight=5/6'}, 30 "
@@ -524,7 +524,7 @@ def smooth_season(options: dict) -> None:
     for _ in range(24):
         x, y, steps, period = smooth_seasonal(rng)
         post = find_jumps(x, y, draws=200, chains=2, **options)
-        found = np.searchsorted(x, [j.location for j in post.jumps]).tolist()
+        found = post.change_points
         truth = [steps]
         rows.append(
             (

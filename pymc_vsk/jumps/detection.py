@@ -231,8 +231,7 @@ class JumpPosterior:
         jumps at their median locations and the most probable shape on the grid.
         """
         model, shape = _point_shape(self)
-        cuts = np.searchsorted(self.x, [j.location for j in self.jumps])
-        edges = [0, *(int(c) for c in cuts), len(self.x)]
+        edges = [0, *self.change_points, len(self.x)]
         return self.x[model.gross_errors(edges, shape.lengthscale, shape.ratio, shape.nu)]
 
     def mean(self, xnew: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
