@@ -567,15 +567,22 @@ def _best_f1_count(
 
 
 def _numbers(values: object, name: str) -> np.ndarray:
-    """``values`` as a flat float array, or an error that shows one value that is not."""
+    """``values`` as a flat float array, or an error that shows one value that is not (or
+    that says the values are not one series)."""
     try:
-        return np.asarray(values, dtype=float).ravel()
+        array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         cells = pd.Series(np.asarray(values, dtype=object).ravel())
         bad = cells[pd.to_numeric(cells, errors="coerce").isna() & cells.notna()]
         hint = " (dates: pass them as datetimes, e.g. pandas.to_datetime(x))" if name == "x" else ""
         shown = f"; it holds {bad.iloc[0]!r}" if len(bad) else ""
         raise ValueError(f"{name} must hold numbers{hint}{shown}.") from None
+    if sum(size > 1 for size in array.shape) > 1:
+        raise ValueError(
+            f"{name} has shape {array.shape}: it must be one series, one value per observation "
+            "(a row or column vector is fine); fit each column on its own."
+        )
+    return array.ravel()
 
 
 def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:
