@@ -127,6 +127,22 @@ those of ``strucchange``, ``TSA``, ``fxregime`` and ``urca`` read from their ``.
   Births per 1 000 women aged 15–44 in the US, 1913–1984 (Whittington, Alm and Peters,
   1990): the Second World War, 1941–1945 (annotated from 1941 and from 1946), and the pill,
   from 1963.
+* ``bush_approval``: the Gallup approval rating of President G. W. Bush, monthly February
+  2001–July 2007 (``wooldridge::approval``, from Harbridge, Krosnick and Wooldridge), whose
+  indicator columns mark the months from the attacks of 11 September 2001, from the invasion
+  of Iraq (March 2003) and from Hurricane Katrina (September 2005): each annotated from the
+  first month its indicator is 1. Each indicator covers a number of months the analysts
+  chose after its event (three, or one for Katrina), not an episode with an end of its own,
+  so, unlike the war above, the months after them are not annotated.
+
+From Arbuthnot's table of London's christenings (``HistData::Arbuthnot``, from Arbuthnot,
+1710):
+
+* ``london_christenings``: christenings in London per year, in thousands, 1629–1710; the
+  English Civil War and the Commonwealth, 1642–1660, "a period of both under-registration
+  and lower fertility" (J. Oeppen, in the data's documentation): annotated from 1642 and
+  from 1661. (The value of 1704 repeats that of 1674, a copying error that Zabell, 1976,
+  pointed out; it is kept as published.)
 
 From the data of a published tutorial (Lopez Bernal, Cummins and Gasparrini, 2017,
 *Int. J. Epidemiol.* 46, 348–355, ``sicily.csv``):
@@ -236,6 +252,8 @@ TRANSCRIBED: list[tuple[str, str, str, list[list[float]]]] = [
     ("barium_chloride_imports", "month", "chinese_imports", [[1983 + 10 / 12, 1984 + 10 / 12]]),
     ("anderson_unemployment_claims", "month", "claims", [[1984.0]]),
     ("us_fertility_rate", "year", "births_per_1000_women", [[1941.0, 1946.0, 1963.0]]),
+    ("bush_approval", "month", "approval", [[2001 + 8 / 12, 2003 + 2 / 12, 2005 + 8 / 12]]),
+    ("london_christenings", "year", "christenings_thousands", [[1642.0, 1661.0]]),
     ("air_passengers", "month", "passengers", [[]]),
     ("uk_gas", "quarter", "gas", [[]]),
     ("johnson_johnson", "quarter", "earnings", [[]]),

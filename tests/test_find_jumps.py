@@ -964,9 +964,10 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
     washing, January 2005 for Italy's smoking ban, the first weeks off (and on) the dollar
     pegs, 1930 after the crash, the first months of California's seat-belt law (January
     1986) and 65 mph limit (May 1987), the first months after the antidumping petition on
-    barium chloride and after its decision, the first month of Anderson's enterprise zone and
-    the first years of the war, of the peace and of the pill; and every annotation lies
-    inside its series."""
+    barium chloride and after its decision, the first month of Anderson's enterprise zone,
+    the first years of the war, of the peace and of the pill, the first months of the
+    attacks of 2001, the invasion of Iraq and Hurricane Katrina, and the first years of the
+    Civil War and of the Restoration; and every annotation lies inside its series."""
     from benchmarks.jumps_real import real_series
 
     series = {s.name: s for s in real_series()}
@@ -982,6 +983,7 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
         "california_fatal_accidents": [(1986, 1), (1987, 5)],
         "barium_chloride_imports": [(1983, 11), (1984, 11)],
         "anderson_unemployment_claims": [(1984, 1)],
+        "bush_approval": [(2001, 9), (2003, 3), (2005, 9)],
     }
     for name, months in expected.items():
         x = series[name].x
@@ -1011,6 +1013,9 @@ def test_the_transcribed_changes_sit_at_their_documented_dates():
     fertility = series["us_fertility_rate"]
     assert fertility.x[fertility.annotations[0]].tolist() == [1941, 1946, 1963]
     assert fertility.x.tolist() == list(range(1913, 1985))
+    christenings = series["london_christenings"]
+    assert christenings.x[christenings.annotations[0]].tolist() == [1642, 1661]
+    assert christenings.x.tolist() == list(range(1629, 1711))
 
 
 @pytest.mark.parametrize("n", [0, 1])
@@ -1087,6 +1092,19 @@ def test_values_that_are_not_numbers_are_named():
         find_jumps(dates, np.arange(36.0))
     with pytest.raises(ValueError, match="y must hold numbers; it holds 'n/a'"):
         find_jumps(np.arange(36.0), [1.0] * 35 + ["n/a"])
+
+
+def test_several_series_at_once_are_refused_and_a_column_vector_is_not():
+    """Two columns of y are two series, not 80 values; a column vector is one series."""
+    rng = np.random.default_rng(seed(56))
+    y = rng.normal(size=(40, 2))
+    with pytest.raises(ValueError, match=r"y has shape \(40, 2\): it must be one series"):
+        find_jumps(np.arange(40.0), y)
+    with pytest.raises(ValueError, match=r"x has shape \(2, 40\)"):
+        find_jumps(np.arange(80.0).reshape(2, 40), y[:, 0])
+    column = find_jumps(np.arange(40.0)[:, None], y[:, :1], draws=50, chains=2)
+    flat = find_jumps(np.arange(40.0), y[:, 0], draws=50, chains=2)
+    np.testing.assert_allclose(column.p_n_jumps, flat.p_n_jumps)
 
 
 def test_a_series_too_long_for_memory_is_refused_before_any_work(monkeypatch, tmp_path, capsys):
