@@ -326,10 +326,10 @@ CSV_CASES = {
         r"line 5, column 'v': 'abc' is not a number",
         r"use plain numbers with a decimal point",
     ),
-    "CSV separated by semicolons": (
-        (GOOD_CSV.replace(",", ";"), "--x", "t", "--y", "v"),
-        r"its columns are: 't;v'",
-        r"separated by something other than commas",
+    "CSV separated by colons": (
+        (GOOD_CSV.replace(",", ":"), "--x", "t", "--y", "v"),
+        r"its columns are: 't:v'",
+        r"separate the columns with commas \(or tabs, semicolons or bars\)",
     ),
 }
 

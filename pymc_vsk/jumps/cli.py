@@ -18,9 +18,11 @@ divergences), :data:`NOT_CONVERGED` (3) when they do not (the message says what 
 results are still written), 2 on bad input.
 
 pandas reads the file (its python engine, which rejects malformed quoting), every cell as
-text; the line of each row is kept so that bad input raises :class:`InputError`, whose message
-names the problem (file, line, column, value) and the fix; :func:`main` prints it and returns
-exit status 2, as argparse does for bad arguments.
+text, with the separator of its header line (:func:`separator`: commas, or else tabs,
+semicolons or bars, as spreadsheets export them); the line of each row is kept so that bad
+input raises :class:`InputError`, whose message names the problem (file, line, column,
+value) and the fix; :func:`main` prints it and returns exit status 2, as argparse does for
+bad arguments.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ __all__ = [
     "plot_detection",
     "plot_jump_posterior",
     "read_xy",
+    "separator",
 ]
 
 #: Fewest rows per segment between jumps: a level and a noise estimate need a few each.
@@ -87,6 +90,10 @@ PROB = 0.94
 N_GRID = 400
 #: Exit status when the draws fail the diagnostics.
 NOT_CONVERGED = 3
+#: Separators other than the comma that :func:`separator` recognises in a header line.
+OTHER_SEPARATORS = ("\t", ";", "|")
+#: A number written with a decimal comma (as files separated by semicolons or tabs often are).
+_DECIMAL_COMMA = re.compile(r"^[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?$")
 #: What :func:`_parse` puts in place of a row with too many fields.
 _TOO_LONG = "\x00too many fields"
 
@@ -106,6 +113,11 @@ def read_xy(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Read the numeric columns ``x`` and ``y`` of a CSV file with a header row, sorted by x.
 
+    The fields are separated by commas, or, when the header line has none, by the tabs,
+    semicolons or bars it has (:func:`separator`). In a file not separated by commas a
+    decimal comma is read as a decimal point (``3,14`` is 3.14), as spreadsheets write
+    numbers in many languages.
+
     ``x`` may also hold dates in ISO 8601 form (``2001-03-31``, ``2001-03``, with a time of
     day or not): they are read as decimal years
     (:func:`~pymc_vsk.jumps.dates.decimal_years`), and a notice on stderr says so. Blank
@@ -116,7 +128,7 @@ def read_xy(
     Parameters
     ----------
     path : str or Path
-        Comma-separated text file (UTF-8); the first non-blank line names the columns.
+        Text file of separated values (UTF-8); the first non-blank line names the columns.
     x, y : str
         Column names (exact, after stripping surrounding blanks).
     min_rows : int, default 6
@@ -180,7 +192,10 @@ def read_xy(
             f"{path} has {len(data)} data row(s) with a value; at least {min_rows} are needed "
             f"({MIN_ROWS_PER_SEGMENT} per segment between jumps)."
         )
-    values = {x: _inputs(path, x, data[index[x]]), y: _numbers(path, y, data[index[y]])}
+    columns = {name: data[index[name]] for name in (x, y)}
+    if rows.attrs["separator"] != ",":
+        columns = {name: _decimal_points(cells) for name, cells in columns.items()}
+    values = {x: _inputs(path, x, columns[x]), y: _numbers(path, y, columns[y])}
     order = np.argsort(values[x], kind="stable")
     xs, ys = values[x][order], values[y][order]
     if len(np.unique(xs)) < 2:
@@ -209,8 +224,48 @@ def _read_text(path: Path) -> str:
         raise InputError(f"{path} cannot be read: {err.strerror}.") from None
 
 
-def _parse(text: str, mark_long_rows: bool = True) -> tuple[pd.DataFrame, list[int]]:
-    """pandas' reading of the rows, every cell as text, blank lines skipped.
+def separator(line: str) -> str:
+    r"""The separator of a file's fields, read from its header line.
+
+    A comma when the line has one outside quotes; otherwise the most frequent of a tab, a
+    semicolon and a bar (:data:`OTHER_SEPARATORS`), as spreadsheets export files in
+    languages that write a decimal comma; a comma when it has none of them (one column).
+
+    Parameters
+    ----------
+    line : str
+        The header line.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> separator("year;flow"), separator("year\tflow"), separator('"a;b",c')
+    (';', '\t', ',')
+    """
+    bare = re.sub(r'"[^"]*"', "", line)
+    if "," in bare:
+        return ","
+    counts = {sep: bare.count(sep) for sep in OTHER_SEPARATORS}
+    best = max(counts, key=counts.__getitem__)
+    return best if counts[best] else ","
+
+
+def _decimal_points(cells: pd.Series) -> pd.Series:
+    """Cells written with a decimal comma (``-3,5``) rewritten with a point; others as they
+    are, so that a cell that is still not a number is reported as the file has it."""
+    text = cells.str.strip()
+    comma = text.str.match(_DECIMAL_COMMA).fillna(False).astype(bool)
+    return cells.where(~comma, text.str.replace(",", ".", regex=False))
+
+
+def _parse(
+    text: str, mark_long_rows: bool = True, sep: str = ","
+) -> tuple[pd.DataFrame, list[int]]:
+    """pandas' reading of the rows, every cell as text, blank lines skipped, fields separated
+    by ``sep``.
 
     With ``mark_long_rows``, rows with more fields than the first come back as one cell
     :data:`_TOO_LONG`, their field counts in order in the list; without, they raise
@@ -226,6 +281,7 @@ def _parse(text: str, mark_long_rows: bool = True) -> tuple[pd.DataFrame, list[i
     frame = pd.read_csv(
         io.StringIO(text),
         header=None,
+        sep=sep,
         dtype=str,
         keep_default_na=False,
         skip_blank_lines=True,
@@ -243,19 +299,22 @@ def _malformed(err: pd.errors.ParserError) -> bool:
 def _read_table(path: Path, text: str) -> pd.DataFrame:
     """The non-blank rows (header included), indexed by the line on which each starts.
 
-    ``attrs["fields"]`` maps each line to the number of fields of its row.
+    ``attrs["fields"]`` maps each line to the number of fields of its row, and
+    ``attrs["separator"]`` holds the separator of the fields (:func:`separator`).
     """
+    header = next((line for line in text.splitlines() if line.strip()), "")
+    sep = separator(header)
     try:
-        _parse(text, mark_long_rows=False)
+        _parse(text, mark_long_rows=False, sep=sep)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
     except pd.errors.ParserError as err:
         if _malformed(err):
             raise InputError(
-                f"{path}, line {_first_bad_line(text)}: malformed CSV ({err}); check the "
+                f"{path}, line {_first_bad_line(text, sep)}: malformed CSV ({err}); check the "
                 "quoting on that line."
             ) from None
-    frame, too_long = _parse(text)
+    frame, too_long = _parse(text, sep=sep)
     physical = text.splitlines()
     starts, fields, at = [], {}, 0
     long_counts = iter(too_long)
@@ -270,17 +329,18 @@ def _read_table(path: Path, text: str) -> pd.DataFrame:
     blank = frame.apply(lambda r: all(pd.isna(c) or not c.strip() for c in r), axis=1)
     frame = frame[~blank]
     frame.attrs["fields"] = fields
+    frame.attrs["separator"] = sep
     return frame
 
 
-def _first_bad_line(text: str) -> int:
+def _first_bad_line(text: str, sep: str) -> int:
     """The first line whose rows pandas cannot parse (by bisection over prefixes of lines)."""
     lines = text.splitlines(keepends=True)
     good, bad = 0, len(lines)
     while bad - good > 1:
         mid = (good + bad) // 2
         try:
-            _parse("".join(lines[:mid]), mark_long_rows=False)
+            _parse("".join(lines[:mid]), mark_long_rows=False, sep=sep)
             good = mid
         except pd.errors.ParserError as err:
             good, bad = (good, mid) if _malformed(err) else (mid, bad)
@@ -304,10 +364,10 @@ def _column_index(path: Path, header: list[str], name: str, flag: str) -> int:
     close = difflib.get_close_matches(name, header, n=1) or [
         c for c in header if c.lower() == name.lower()
     ]
-    if len(header) == 1 and any(sep in header[0] for sep in ";\t|"):
+    if len(header) == 1 and not close:
         message += (
-            ". The header has one field: is the file separated by something other than "
-            "commas? Save it with commas."
+            ". The header has one field: separate the columns with commas (or tabs, semicolons "
+            "or bars)."
         )
     elif close:
         message += f". Did you mean {close[0]!r}?"
