@@ -157,6 +157,16 @@ def test_files_separated_by_tabs_semicolons_or_bars_read_as_with_commas(tmp_path
     np.testing.assert_array_equal(got, expected)
 
 
+def test_a_ragged_row_of_a_file_separated_by_semicolons_names_them(tmp_path, capsys):
+    text = GOOD.replace("0.5,2.9,e\n", "0.5,2.9\n").replace(",", ";")
+    assert_input_error(
+        capsys,
+        [write(tmp_path, text), "--x", "t", "--y", "v"],
+        r"line 6: 2 field\(s\) but the header has 3",
+        "missing or extra semicolons, and quote values that contain semicolons",
+    )
+
+
 def test_a_decimal_comma_reads_as_a_point_where_commas_do_not_separate(tmp_path):
     """Spreadsheets in many languages write 3,5 with semicolons between the fields; a value
     that is still not a number is named as the file has it."""

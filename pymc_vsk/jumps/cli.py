@@ -90,8 +90,8 @@ PROB = 0.94
 N_GRID = 400
 #: Exit status when the draws fail the diagnostics.
 NOT_CONVERGED = 3
-#: Separators other than the comma that :func:`separator` recognises in a header line.
-OTHER_SEPARATORS = ("\t", ";", "|")
+#: The separators of fields that :func:`separator` recognises, and how messages name them.
+SEPARATORS = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "bars"}
 #: A number written with a decimal comma (as files separated by semicolons or tabs often are).
 _DECIMAL_COMMA = re.compile(r"^[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?$")
 #: What :func:`_parse` puts in place of a row with too many fields.
@@ -169,12 +169,13 @@ def read_xy(
     index = {name: _column_index(path, header, name, flag) for name, flag in ((x, "x"), (y, "y"))}
     data = rows.iloc[1:]
     fields = rows.attrs["fields"]
+    seps = SEPARATORS[rows.attrs["separator"]]
     for line in data.index:
         if fields[line] != len(header):
             raise InputError(
                 f"{path}, line {line}: {fields[line]} field(s) but the header has {len(header)}; "
-                "every row needs one value per column (look for missing or extra commas, and "
-                "quote values that contain commas)."
+                f"every row needs one value per column (look for missing or extra {seps}, and "
+                f"quote values that contain {seps})."
             )
     if drop_missing:
         gone = _missing(data[index[y]])
@@ -227,9 +228,9 @@ def _read_text(path: Path) -> str:
 def separator(line: str) -> str:
     r"""The separator of a file's fields, read from its header line.
 
-    A comma when the line has one outside quotes; otherwise the most frequent of a tab, a
-    semicolon and a bar (:data:`OTHER_SEPARATORS`), as spreadsheets export files in
-    languages that write a decimal comma; a comma when it has none of them (one column).
+    A comma when the line has one outside quotes; otherwise the most frequent of the other
+    :data:`SEPARATORS` (a tab, a semicolon, a bar), as spreadsheets export files in languages
+    that write a decimal comma; a comma when it has none of them (one column).
 
     Parameters
     ----------
@@ -248,7 +249,7 @@ def separator(line: str) -> str:
     bare = re.sub(r'"[^"]*"', "", line)
     if "," in bare:
         return ","
-    counts = {sep: bare.count(sep) for sep in OTHER_SEPARATORS}
+    counts = {sep: bare.count(sep) for sep in SEPARATORS if sep != ","}
     best = max(counts, key=counts.__getitem__)
     return best if counts[best] else ","
 
