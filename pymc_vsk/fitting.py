@@ -37,7 +37,8 @@ import pymc as pm
 import pytensor
 import scipy.optimize
 from pymc.blocking import DictToArrayBijection, RaveledVars
-from pymc.initial_point import make_initial_point_fn
+from pymc.initial_point import make_initial_point_expression
+from pymc.pytensorf import find_rng_nodes, replace_rng_nodes, reseed_rngs
 from pymc.util import get_default_varnames
 from pytensor.compile.mode import Mode
 from pytensor.graph import ancestors
@@ -48,9 +49,10 @@ from pymc_vsk.caching import cache_entries, cached
 from pymc_vsk.covariance import psi_reach, warn_if_negligible
 from pymc_vsk.lifting import psi_columns
 from pymc_vsk.memory import keep_large_temporaries
+from pymc_vsk.modes import PYTHON_MODE
 from pymc_vsk.priors import Standardized, node_scales, y_scale
 from pymc_vsk.progress import detail
-from pymc_vsk.scaling import NUMPY_MODE, numeric_value
+from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import not_positive_definite, require_float64
 
 __all__ = [
@@ -156,8 +158,8 @@ def _fmt(value: np.ndarray) -> str:
 
 
 #: Compilation for a few hundred evaluations: pytensor's Python/NumPy ``perform`` path
-#: (its ``FAST_COMPILE`` mode), no C compiler and no on-disk cache.
-CHEAP_MODE = "FAST_COMPILE"
+#: (:data:`pymc_vsk.modes.PYTHON_MODE`), no C compiler and no on-disk cache.
+CHEAP_MODE = PYTHON_MODE
 #: Compilation for thousands of evaluations: Numba (pytensor's default backend).
 FAST_MODE = "NUMBA"
 #: Move an objective to :data:`FAST_MODE` once Numba would have saved this many seconds (a few
@@ -344,7 +346,7 @@ def _check_reach(model: pm.Model, point: Mapping[str, np.ndarray]) -> None:
         outputs = [psi_columns(vsk.psi, model["X"][:, vsk.active_dims]), vsk.cov_func.ls]
         outputs = [pytensor.tensor.as_tensor_variable(o) for o in outputs]
         inputs = [v for v in model.free_RVs if v in set(ancestors(outputs))]
-        fn = pytensor.function(inputs, outputs, on_unused_input="ignore", mode=NUMPY_MODE)
+        fn = pytensor.function(inputs, outputs, on_unused_input="ignore", mode=PYTHON_MODE)
         return lambda p: fn(*(p[v.name] for v in inputs))
 
     values, ls = cached(model, "psi_reach", None, build)(point)
@@ -374,10 +376,13 @@ def compiled_objective(model: pm.Model, mode: Mode | str | None = None) -> _Obje
 def initial_point(model: pm.Model) -> dict[str, np.ndarray]:
     """``model.initial_point()``, with its compiled function cached per model.
 
-    ``pm.Model.initial_point`` compiles a new function on every call; a fit needs the point
-    several times, and sweeps fit the same model many times. The cache is keyed on the
-    model's initial-value settings, so ``model.set_initval`` is honoured; the function reads
-    data containers when called, so swapped data are seen.
+    ``pm.Model.initial_point`` compiles a new function on every call (with pytensor's
+    ``FAST_COMPILE`` mode, which compiles C code on a first run); a fit needs the point
+    several times, and sweeps fit the same model many times. Here PyMC's initial-point
+    expression is compiled once per model in :data:`pymc_vsk.modes.PYTHON_MODE`. The cache is
+    keyed on the model's initial-value settings, so ``model.set_initval`` is honoured; the
+    function reads data containers when called, so swapped data are seen; a random initial
+    value (the ``"prior"`` strategy) is drawn anew at each call, as PyMC's is.
 
     Parameters
     ----------
@@ -389,13 +394,26 @@ def initial_point(model: pm.Model) -> dict[str, np.ndarray]:
         Values by value-variable name (transformed, e.g. ``ls_log__``).
     """
     key = tuple((rv.name, repr(v)) for rv, v in model.rvs_to_initial_values.items())
-    fn = cached(
-        model,
-        "initial_point",
-        key,
-        lambda: make_initial_point_fn(model=model, return_transformed=True),
-    )
-    return {name: np.asarray(value) for name, value in fn(None).items()}
+
+    def build() -> Callable[[], list[np.ndarray]]:
+        values = make_initial_point_expression(
+            free_rvs=model.free_RVs,
+            rvs_to_transforms=model.rvs_to_transforms,
+            initval_strategies=model.rvs_to_initial_values,
+            return_transformed=True,
+        )
+        fn = pm.pytensorf.compile([], replace_rng_nodes(values), mode=PYTHON_MODE)
+        rngs = find_rng_nodes(fn.maker.fgraph.outputs)
+
+        def point() -> list[np.ndarray]:
+            reseed_rngs(rngs, None)
+            return fn()
+
+        return point
+
+    fn = cached(model, "initial_point", key, build)
+    names = [model.rvs_to_values[rv].name for rv in model.free_RVs]
+    return {name: np.asarray(value) for name, value in zip(names, fn(), strict=True)}
 
 
 def _to_value_space(model: pm.Model, start: Mapping[str, npt.ArrayLike]) -> dict[str, np.ndarray]:
@@ -413,18 +431,13 @@ def _to_value_space(model: pm.Model, start: Mapping[str, npt.ArrayLike]) -> dict
     return out
 
 
-#: Mode for the tiny transform graphs: Python thunks and light rewrites, which compile in
-#: milliseconds; each runs once per start.
-_PYTHON_MODE = NUMPY_MODE
-
-
 def _forward_transform(model: pm.Model, rv: TensorVariable) -> Callable:
     """``rv``'s forward transform (constrained -> value space), compiled once per model."""
 
     def build() -> Callable:
         x = rv.type()
         forward = model.rvs_to_transforms[rv].forward(x, *rv.owner.inputs)
-        return pm.pytensorf.compile([x], forward, on_unused_input="ignore", mode=_PYTHON_MODE)
+        return pm.pytensorf.compile([x], forward, on_unused_input="ignore", mode=PYTHON_MODE)
 
     return cached(model, "forward_transform", rv.name, build)
 

@@ -39,8 +39,8 @@ from pytensor.graph import ancestors
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points
-from pymc_vsk.fitting import CHEAP_MODE
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
+from pymc_vsk.modes import PYTHON_MODE
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import as_numeric, check_inputs, not_positive_definite, require_float64
 
@@ -345,10 +345,10 @@ class Predictor:
 
     @staticmethod
     def _compile(inputs: list, outputs: list) -> Callable:
-        # pytensor's Python/NumPy path: compiled in a fraction of a second with no on-disk
-        # cache, and the prediction's cost is its LAPACK calls
+        # pytensor's Python/NumPy path: compiled in a fraction of a second with no C and no
+        # on-disk cache, and the prediction's cost is its LAPACK calls
         return pytensor.function(
-            inputs, outputs, on_unused_input="ignore", allow_input_downcast=True, mode=CHEAP_MODE
+            inputs, outputs, on_unused_input="ignore", allow_input_downcast=True, mode=PYTHON_MODE
         )
 
     def components(

@@ -17,10 +17,11 @@ Every scaling function here is a small class with one interface:
 A new scaling function is one subclass that stores its parameters in ``self.params`` and
 implements ``_formula(X, **params)`` once, with pytensor operations (any elementwise function
 of ``pytensor.tensor``: ``pt.sin``, ``pt.log``, ``pt.tanh``, ``pt.sigmoid``, ...). On numpy
-arrays the same formula is compiled once per scaling function into a small pytensor function
-that runs numpy on each operation (:data:`NUMPY_MODE`). A class that needs constructor
-arguments declares an example instance with the classmethod ``example()``; the tests evaluate
-every class returned by :func:`scaling_functions` through it.
+arrays the same formula is compiled once per scaling function, in milliseconds, into a small
+pytensor function that runs numpy on each operation (:data:`pymc_vsk.modes.PYTHON_MODE`). A
+class that needs constructor arguments declares an example instance with the classmethod
+``example()``; the tests evaluate every class returned by :func:`scaling_functions` through
+it.
 """
 
 from __future__ import annotations
@@ -34,18 +35,16 @@ import numpy.typing as npt
 import pytensor
 import pytensor.tensor as pt
 from pymc.pytensorf import constant_fold, rvs_in_graph
-from pytensor.compile.mode import Mode
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable, ancestors, graph_inputs
 from pytensor.graph.basic import Constant
-from pytensor.link.vm import VMLinker
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.caching import cached
+from pymc_vsk.modes import PYTHON_MODE
 from pymc_vsk.validation import PSI_ON_TENSORS
 
 __all__ = [
-    "NUMPY_MODE",
     "Corner",
     "Disk",
     "FromFunction",
@@ -63,13 +62,8 @@ __all__ = [
 ]
 
 
-#: Compilation mode for evaluating ψ on numpy arrays: Python thunks that call numpy on each
-#: elementwise operation, and light rewrites. It compiles in milliseconds, where pytensor's
-#: default (Numba) mode would take a large fraction of a second per scaling function.
 #: A parameter of a scaling function: a number, an array, or a tensor (e.g. a random variable).
 Parameter = float | npt.ArrayLike | TensorVariable
-
-NUMPY_MODE = Mode(linker=VMLinker(c_thunks=False, use_cloop=False), optimizer="fast_compile")
 
 
 def _is_symbolic(value: Any) -> bool:
@@ -115,10 +109,10 @@ def numeric_value(
         if not _is_symbolic(folded):
             return np.asarray(folded, dtype=float)
         # depends on shared variables only
-        return np.asarray(value.eval(mode=NUMPY_MODE), dtype=float)
+        return np.asarray(value.eval(mode=PYTHON_MODE), dtype=float)
     try:
         return np.asarray(
-            value.eval(givens, on_unused_input="ignore", mode=NUMPY_MODE), dtype=float
+            value.eval(givens, on_unused_input="ignore", mode=PYTHON_MODE), dtype=float
         )
     except Exception:
         return None
@@ -220,7 +214,7 @@ class ScalingFunction:
         """Evaluate ψ on a numpy array ``X`` of shape ``(n, d)``.
 
         The formula is compiled once per scaling function and shape of its parameters, with
-        :data:`NUMPY_MODE`; new inputs and new parameter values reuse it.
+        :data:`pymc_vsk.modes.PYTHON_MODE`; new inputs and new parameter values reuse it.
 
         Parameters
         ----------
@@ -262,7 +256,7 @@ class ScalingFunction:
         }
         out = pt.as_tensor_variable(self._formula(X, **params))
         return pytensor.function(
-            [X, *params.values()], out, mode=NUMPY_MODE, on_unused_input="ignore"
+            [X, *params.values()], out, mode=PYTHON_MODE, on_unused_input="ignore"
         )
 
     def __repr__(self) -> str:
@@ -843,7 +837,7 @@ def numpy_or_tensor(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     The decorated ``fn(x, *options)`` is called as it is on a tensor. On anything else
     ``x`` becomes a float array and ``fn`` is compiled once per number of dimensions of ``x``
-    and ``options`` (with :data:`NUMPY_MODE`), then evaluated: numpy in, numpy out.
+    and ``options`` (with :data:`pymc_vsk.modes.PYTHON_MODE`), then evaluated: numpy in, numpy out.
 
     Parameters
     ----------
@@ -865,7 +859,7 @@ def numpy_or_tensor(fn: Callable[..., Any]) -> Callable[..., Any]:
         def build() -> Callable:
             inp = pt.tensor("x", dtype="float64", shape=(None,) * x.ndim)
             out = pt.as_tensor_variable(fn(inp, *args, **options))
-            return pytensor.function([inp], out, mode=NUMPY_MODE)
+            return pytensor.function([inp], out, mode=PYTHON_MODE)
 
         return np.asarray(cached(fn, "numpy", key, build)(x), dtype=float)
 

@@ -1,0 +1,83 @@
+"""The compilation mode of the package's small functions: pytensor's Python path, no C at all.
+
+A function evaluated a few hundred times or fewer (a MAP objective on a small data set, a
+prediction, a scaling function on numpy arrays, a model's initial point) is best compiled on
+pytensor's Python path, where each operation runs numpy (or LAPACK): it compiles in
+milliseconds and its cost is the numerical work. pytensor's own ``FAST_COMPILE`` mode is
+such a path, yet on the first call after installing it still compiles C code, for seconds:
+
+* its virtual machine imports pytensor's C "lazy linker", compiled on first import;
+* the inner function of an ``OpFromGraph`` operation (``pt.diag`` of a vector, which PyMC's
+  GP predictions use, is one) is linked with C thunks, each compiled on first use.
+
+:data:`PYTHON_MODE` compiles no C code: its linker (:class:`PythonLinker`) calls each
+operation's Python ``perform`` in turn, and a rewrite (:func:`inline_inner_graphs`) replaces
+``OpFromGraph`` operations by their inner graphs, keeping those that implement ``perform``
+themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytensor.compile.builders import OpFromGraph
+from pytensor.compile.mode import Mode
+from pytensor.compile.rewriting import inline_ofg_node
+from pytensor.conditional.op import IfElse
+from pytensor.graph import node_rewriter
+from pytensor.graph.basic import Apply, Variable
+from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.rewriting.basic import dfs_rewriter
+from pytensor.graph.rewriting.db import RewriteDatabaseQuery
+from pytensor.link.basic import PerformLinker
+from pytensor.link.vm import VMLinker
+
+__all__ = ["PYTHON_MODE", "PythonLinker", "inline_inner_graphs"]
+
+
+class PythonLinker(PerformLinker):
+    """Runs each operation's Python ``perform`` in order (pytensor's ``PerformLinker``).
+
+    A graph with a conditional (``pytensor.ifelse``), whose branches must be evaluated
+    lazily, goes to pytensor's Python virtual machine instead, which evaluates them so (and
+    imports the C lazy linker).
+    """
+
+    def accept(
+        self,
+        fgraph: FunctionGraph,
+        no_recycling: Sequence[Variable] | None = None,
+        profile: object = None,
+    ) -> PerformLinker | VMLinker:
+        """Link ``fgraph`` with this linker, or with the Python virtual machine if it is lazy."""
+        if any(isinstance(node.op, IfElse) for node in fgraph.apply_nodes):
+            vm = VMLinker(allow_gc=self.allow_gc, use_cloop=False, c_thunks=False, lazy=True)
+            return vm.accept(fgraph, no_recycling, profile)
+        return super().accept(fgraph, no_recycling, profile)
+
+
+@node_rewriter([OpFromGraph])
+def inline_inner_graphs(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """Replace an ``OpFromGraph`` by its inner graph, unless it implements ``perform`` itself.
+
+    Parameters
+    ----------
+    fgraph : FunctionGraph
+    node : Apply
+        An ``OpFromGraph`` node.
+
+    Returns
+    -------
+    list of Variable, or None
+        The inner graph's outputs on the node's inputs; None to keep the node.
+    """
+    if type(node.op).perform is not OpFromGraph.perform:
+        return None
+    return inline_ofg_node(node)
+
+
+#: pytensor's ``FAST_COMPILE`` rewrites (including those the Python path requires), with the
+#: ``OpFromGraph`` operations inlined first, linked by :class:`PythonLinker`.
+PYTHON_MODE = Mode(
+    PythonLinker(), RewriteDatabaseQuery(include=["fast_compile", "py_only"])
+).register((dfs_rewriter(inline_inner_graphs), -0.02))
