@@ -329,7 +329,12 @@ CSV_CASES = {
     "CSV separated by colons": (
         (GOOD_CSV.replace(",", ":"), "--x", "t", "--y", "v"),
         r"its columns are: 't:v'",
-        r"separate the columns with commas \(or tabs, semicolons or bars\)",
+        r"separate the columns with commas \(or tabs, semicolons, bars or blanks\)",
+    ),
+    "a quote left open in a file separated by blanks": (
+        ('t v\n0.1 1.0\n0.2 "1.2\n0.3 1.5\n0.4 3.1\n0.5 2.9\n0.6 3.0\n', "--x", "t", "--y", "v"),
+        r"line 3: a quote in '\"1\.2' is not closed on its line",
+        r'write a quote inside a quoted value as ""',
     ),
 }
 

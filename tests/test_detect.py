@@ -157,6 +157,25 @@ def test_files_separated_by_tabs_semicolons_or_bars_read_as_with_commas(tmp_path
     np.testing.assert_array_equal(got, expected)
 
 
+def test_files_separated_by_blanks_read_as_with_commas(tmp_path):
+    """Aligned columns (any run of spaces, a tab here and there), a quoted value with blanks,
+    and R's write.table (quoted names, row names without a header field)."""
+    expected = read_xy(write(tmp_path, GOOD, "commas.csv"), "t", "v")
+    aligned = (
+        '   t      v   note\n  0.3   1.5   a\n\n  0.1   1.0   b\n  0.2   1.2\t"c and d"\n'
+        "  0.6   3.0   d\n  0.5   2.9   e\n  0.4   3.1   f\n"
+    )
+    np.testing.assert_array_equal(read_xy(write(tmp_path, aligned, "a.txt"), "t", "v"), expected)
+    rows = GOOD.splitlines()
+    r_table = " ".join(f'"{name}"' for name in rows[0].split(",")) + "\n"
+    r_table += "".join(f'"{i}" ' + row.replace(",", " ") + "\n" for i, row in enumerate(rows[1:]))
+    np.testing.assert_array_equal(read_xy(write(tmp_path, r_table, "r.txt"), "t", "v"), expected)
+    with_commas = "t v\n0,3 1,5\n0,1 1,0\n0,2 1,2\n0,6 3\n0,5 2,9\n0,4 3,1\n"
+    np.testing.assert_array_equal(
+        read_xy(write(tmp_path, with_commas, "c.txt"), "t", "v"), expected
+    )
+
+
 def test_a_ragged_row_of_a_file_separated_by_semicolons_names_them(tmp_path, capsys):
     text = GOOD.replace("0.5,2.9,e\n", "0.5,2.9\n").replace(",", ";")
     assert_input_error(

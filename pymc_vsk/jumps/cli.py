@@ -19,7 +19,8 @@ results are still written), 2 on bad input.
 
 pandas reads the file (its python engine, which rejects malformed quoting), every cell as
 text, with the separator of its header line (:func:`separator`: commas, or else tabs,
-semicolons or bars, as spreadsheets export them); the line of each row is kept so that bad
+semicolons or bars, as spreadsheets export them, or else blanks, as aligned columns and R's
+``write.table`` have them); the line of each row is kept so that bad
 input raises :class:`InputError`, whose message names the problem (file, line, column,
 value) and the fix; :func:`main` prints it and returns exit status 2, as argparse does for
 bad arguments.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import difflib
 import io
 import json
@@ -91,9 +93,11 @@ N_GRID = 400
 #: Exit status when the draws fail the diagnostics.
 NOT_CONVERGED = 3
 #: The separators of fields that :func:`separator` recognises, and how messages name them.
-SEPARATORS = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "bars"}
+SEPARATORS = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "bars", " ": "blanks"}
 #: A number written with a decimal comma (as files separated by semicolons or tabs often are).
 _DECIMAL_COMMA = re.compile(r"^[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?$")
+#: A field of a line separated by blanks: quoted (``""`` inside stands for ``"``) or bare.
+_BLANK_FIELD = re.compile(r'"((?:[^"]|"")*)"|(\S+)')
 #: What :func:`_parse` puts in place of a row with too many fields.
 _TOO_LONG = "\x00too many fields"
 
@@ -114,9 +118,11 @@ def read_xy(
     """Read the numeric columns ``x`` and ``y`` of a CSV file with a header row, sorted by x.
 
     The fields are separated by commas, or, when the header line has none, by the tabs,
-    semicolons or bars it has (:func:`separator`). In a file not separated by commas a
-    decimal comma is read as a decimal point (``3,14`` is 3.14), as spreadsheets write
-    numbers in many languages.
+    semicolons or bars it has, or else by blanks (:func:`separator`): any number of spaces,
+    as in aligned columns, with names or values that hold blanks in double quotes; a first
+    column without a name, as R's ``write.table`` writes row names, is ignored. In a file
+    not separated by commas a decimal comma is read as a decimal point (``3,14`` is 3.14),
+    as spreadsheets write numbers in many languages.
 
     ``x`` may also hold dates in ISO 8601 form (``2001-03-31``, ``2001-03``, with a time of
     day or not): they are read as decimal years
@@ -228,9 +234,10 @@ def _read_text(path: Path) -> str:
 def separator(line: str) -> str:
     r"""The separator of a file's fields, read from its header line.
 
-    A comma when the line has one outside quotes; otherwise the most frequent of the other
-    :data:`SEPARATORS` (a tab, a semicolon, a bar), as spreadsheets export files in languages
-    that write a decimal comma; a comma when it has none of them (one column).
+    A comma when the line has one outside quotes; otherwise the most frequent of a tab, a
+    semicolon and a bar, as spreadsheets export files in languages that write a decimal
+    comma; otherwise a blank (``" "``: any run of spaces) when the line has several fields
+    between blanks; else a comma (one column).
 
     Parameters
     ----------
@@ -245,13 +252,43 @@ def separator(line: str) -> str:
     --------
     >>> separator("year;flow"), separator("year\tflow"), separator('"a;b",c')
     (';', '\t', ',')
+    >>> separator("  year   flow"), separator('"the year" "flow"'), separator("flow")
+    (' ', ' ', ',')
     """
-    bare = re.sub(r'"[^"]*"', "", line)
+    bare = re.sub(r'"[^"]*"', '""', line)
     if "," in bare:
         return ","
-    counts = {sep: bare.count(sep) for sep in SEPARATORS if sep != ","}
+    counts = {sep: bare.count(sep) for sep in SEPARATORS if sep not in ", "}
     best = max(counts, key=counts.__getitem__)
-    return best if counts[best] else ","
+    if counts[best]:
+        return best
+    return " " if len(bare.split()) > 1 else ","
+
+
+def _blank_separated(path: Path, text: str) -> str:
+    """The rows of a file whose fields are separated by blanks, written with commas, line for
+    line (so that messages keep the file's line numbers).
+
+    A header with one field fewer than every data row gets an empty first name: the rows
+    start with row names, as R's ``write.table`` writes them.
+    """
+    rows: list[list[str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = []
+        for quoted, bare in _BLANK_FIELD.findall(line):
+            if '"' in bare:
+                raise InputError(
+                    f"{path}, line {number}: a quote in {bare!r} is not closed on its line; "
+                    'close it, or write a quote inside a quoted value as "".'
+                )
+            fields.append(bare or quoted.replace('""', '"'))
+        rows.append(fields)
+    filled = [row for row in rows if row]
+    if len(filled) > 1 and all(len(row) == len(filled[0]) + 1 for row in filled[1:]):
+        filled[0].insert(0, "")
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
 
 
 def _decimal_points(cells: pd.Series) -> pd.Series:
@@ -304,7 +341,10 @@ def _read_table(path: Path, text: str) -> pd.DataFrame:
     ``attrs["separator"]`` holds the separator of the fields (:func:`separator`).
     """
     header = next((line for line in text.splitlines() if line.strip()), "")
-    sep = separator(header)
+    separated_by = separator(header)
+    sep = separated_by
+    if separated_by == " ":
+        text, sep = _blank_separated(path, text), ","
     try:
         _parse(text, mark_long_rows=False, sep=sep)
     except pd.errors.EmptyDataError:
@@ -330,7 +370,7 @@ def _read_table(path: Path, text: str) -> pd.DataFrame:
     blank = frame.apply(lambda r: all(pd.isna(c) or not c.strip() for c in r), axis=1)
     frame = frame[~blank]
     frame.attrs["fields"] = fields
-    frame.attrs["separator"] = sep
+    frame.attrs["separator"] = separated_by
     return frame
 
 
@@ -367,8 +407,8 @@ def _column_index(path: Path, header: list[str], name: str, flag: str) -> int:
     ]
     if len(header) == 1 and not close:
         message += (
-            ". The header has one field: separate the columns with commas (or tabs, semicolons "
-            "or bars)."
+            ". The header has one field: separate the columns with commas (or tabs, semicolons, "
+            "bars or blanks)."
         )
     elif close:
         message += f". Did you mean {close[0]!r}?"
