@@ -214,7 +214,11 @@ def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated): 
     g = np.zeros(5)
     P[0, 0] = level_var
     P[1, 1] = slope_var
-    P[2 : 2 + q, 2 : 2 + q] = Pinf[:q, :q]
+    # element by element: Numba's slice assignment checks the shapes with an error message
+    # whose string formatting took about 6 s to compile on a first call
+    for u in range(q):
+        for w in range(q):
+            P[2 + u, 2 + w] = Pinf[u, w]
     lev = 0.0
     b = b0
     inliers = 0
@@ -280,9 +284,9 @@ def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated): 
 
 
 #: Series of at least this many nodes run the filters and the partition recursion on every
-#: core. Shorter ones run single-core loops: compiling Numba's parallel loops adds about 8 s
-#: to the first call after installing (the compiled code is then cached on disk), while on a
-#: series of a few hundred values the second core saves a fifth of the time (half a second).
+#: core. Shorter ones run single-core loops: compiling Numba's parallel loops adds to the
+#: first call after installing (the compiled code is then cached on disk), while on a series
+#: of a few hundred values the second core saves a fifth of the time (half a second).
 PARALLEL_FROM = 500
 
 
