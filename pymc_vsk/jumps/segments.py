@@ -215,7 +215,7 @@ def _filter_from(start, y, dx, A, Q, Pinf, prior, tgain, min_size, out, gated): 
     P[0, 0] = level_var
     P[1, 1] = slope_var
     # element by element: Numba's slice assignment checks the shapes with an error message
-    # whose string formatting took about 6 s to compile on a first call
+    # whose string formatting takes seconds to compile on a first call
     for u in range(q):
         for w in range(q):
             P[2 + u, 2 + w] = Pinf[u, w]
