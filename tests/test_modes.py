@@ -25,7 +25,7 @@ from pymc_vsk.likelihood import CholeskyInverse, cholesky_inverse
 from pymc_vsk.modes import PYTHON_MODE
 
 
-def test_a_first_fit_and_prediction_compile_no_c(tmp_path: Path) -> None:
+def test_a_first_fit_and_predictions_compile_no_c(tmp_path: Path) -> None:
     code = (
         "import numpy as np\n"
         "from pymc_vsk import build_model, fit_map, predict, targets\n"
@@ -36,6 +36,11 @@ def test_a_first_fit_and_prediction_compile_no_c(tmp_path: Path) -> None:
         "fit = fit_map(model, n_starts=2, seed=0, warn=False)\n"
         "pred = predict(gp, np.linspace(0, 1, 7)[:, None], fit.point)\n"
         "assert np.all(np.isfinite(pred.mean)) and np.all(pred.std_y > 0)\n"
+        "import pymc as pm\n"  # fixed hyper-parameters: every input constant, as in Table 1
+        "with pm.Model() as fixed:\n"
+        "    plain = pm.gp.Marginal(cov_func=pm.gp.cov.Matern32(1, ls=0.2))\n"
+        "    plain.marginal_likelihood('y', X=X, y=y, sigma=0.1)\n"
+        "assert np.all(np.isfinite(predict(plain, X, point={}, model=fixed).mean))\n"
         "print('ok')\n"
     )
     env = {**os.environ, "PYTENSOR_FLAGS": f"compiledir={tmp_path / 'pytensor'}"}

@@ -9,9 +9,11 @@ x = 0.5 belongs to the right branch); Matérn C² (``pm.gp.cov.Matern32``, the k
 std come out too large by exactly 504/500). With these settings every printed digit of the
 paper's Table 1 is reproduced.
 
-The posterior comes from PyMC's own GP conditioning (``pm.gp.Marginal.predict``) with
-``jitter=0``: σ_n = 0 means exact interpolation, and PyMC's default 1e-6 nugget would move the
-average std in the fourth digit.
+The posterior comes from PyMC's own GP conditioning (the conditional of ``pm.gp.Marginal``,
+through :func:`pymc_vsk.predict`, which compiles it on pytensor's Python path: PyMC's
+``Marginal.predict`` would constant-fold these fixed hyper-parameters with C code compiled on
+a first run) with ``jitter=0``: σ_n = 0 means exact interpolation, and PyMC's default 1e-6
+nugget would move the average std in the fourth digit.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pymc_vsk.covariance import VSK
 from pymc_vsk.metrics import METRIC_LABELS, summarize
 from pymc_vsk.paper.harness import evaluation_grid, save_figures
 from pymc_vsk.paper.numbers import TABLE1, TABLE1_LENGTH_SCALE, TABLE1_NODES, TABLE1_SIGMA_F
+from pymc_vsk.prediction import predict
 from pymc_vsk.progress import Steps
 from pymc_vsk.scaling import Jump
 
@@ -105,7 +108,7 @@ def covariances() -> dict[str, pm.gp.cov.Covariance]:
 
 
 def compute() -> Table1Result:
-    """Condition both GPs on the 6 nodes with PyMC and compute the metrics of Table 1.
+    """Condition both GPs on the 6 nodes and compute the metrics of Table 1.
 
     Returns
     -------
@@ -124,11 +127,11 @@ def compute() -> Table1Result:
     metrics, means, stds, train_cov = {}, {}, {}, {}
     for name, cov in covs.items():
         steps.step(name)
-        with pm.Model():
+        with pm.Model() as model:
             gp = pm.gp.Marginal(cov_func=cov)
             gp.marginal_likelihood("y", X=X, y=y, sigma=0.0, jitter=0.0)
-            mean, var = gp.predict(grid, point={}, diag=True, jitter=0.0)
-        std = np.sqrt(np.clip(var, 0.0, None))  # rounding makes var ≈ -1e-15 at the nodes
+        pred = predict(gp, grid, point={}, model=model, jitter=0.0)
+        mean, std = pred.mean, pred.std_f  # var_f clipped at 0: rounding gives ≈ -1e-15 at nodes
         metrics[name] = summarize(mean, std, truth)
         means[name], stds[name] = mean, std
         train_cov[name] = cov(X).eval()
