@@ -11,7 +11,7 @@ such a path, yet on the first call after installing it still compiles C code, fo
   GP predictions use, is one) is linked with C thunks, each compiled on first use.
 
 :data:`PYTHON_MODE` compiles no C code: its linker (:class:`PythonLinker`) calls each
-operation's Python ``perform`` in turn, and a rewrite (:func:`inline_inner_graphs`) replaces
+operation's Python ``perform`` in turn, and a rewrite (:data:`inline_inner_graphs`) replaces
 ``OpFromGraph`` operations by their inner graphs, keeping those that implement ``perform``
 themselves.
 """
@@ -56,8 +56,7 @@ class PythonLinker(PerformLinker):
         return super().accept(fgraph, no_recycling, profile)
 
 
-@node_rewriter([OpFromGraph])
-def inline_inner_graphs(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+def _inline_inner_graph(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """Replace an ``OpFromGraph`` by its inner graph, unless it implements ``perform`` itself.
 
     Parameters
@@ -74,6 +73,11 @@ def inline_inner_graphs(fgraph: FunctionGraph, node: Apply) -> list[Variable] | 
     if type(node.op).perform is not OpFromGraph.perform:
         return None
     return inline_ofg_node(node)
+
+
+#: :func:`_inline_inner_graph` as a rewrite (the function keeps a name of its own, so that
+#: functions compiled with :data:`PYTHON_MODE` can be pickled).
+inline_inner_graphs = node_rewriter([OpFromGraph])(_inline_inner_graph)
 
 
 #: pytensor's ``FAST_COMPILE`` rewrites (including those the Python path requires), with the

@@ -8,6 +8,7 @@ operations and lazy conditionals give the values numpy (and pytensor's ``FAST_CO
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +68,13 @@ def test_plain_inner_graphs_are_inlined_and_those_with_their_own_perform_kept() 
     diag, inverse = fn(np.array([1.0, -2.0, 3.0]), np.linalg.cholesky(a))
     np.testing.assert_array_equal(diag, np.diag([1.0, -2.0, 3.0]))
     np.testing.assert_allclose(inverse, np.linalg.inv(a), rtol=1e-13)
+
+
+def test_a_compiled_function_pickles() -> None:
+    v = pt.vector("v")
+    fn = pytensor.function([v], pt.diag(v).sum(axis=0) * 2.0, mode=PYTHON_MODE)
+    again = pickle.loads(pickle.dumps(fn))
+    np.testing.assert_array_equal(again(np.array([1.0, 2.0])), [2.0, 4.0])
 
 
 def test_a_conditional_is_evaluated_lazily_and_right() -> None:
