@@ -283,9 +283,9 @@ def _blank_separated(path: Path, text: str) -> str:
                 )
             fields.append(bare or quoted.replace('""', '"'))
         rows.append(fields)
-    filled = [row for row in rows if row]
-    if len(filled) > 1 and all(len(row) == len(filled[0]) + 1 for row in filled[1:]):
-        filled[0].insert(0, "")
+    header, *data = [row for row in rows if row] or [[]]
+    if data and all(len(row) == len(header) + 1 for row in data):
+        header.insert(0, "")  # the header's own list in rows: the row names get a column
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows(rows)
     return out.getvalue()
