@@ -331,6 +331,16 @@ CSV_CASES = {
         r"its columns are: 't:v'",
         r"separate the columns with commas \(or tabs, semicolons, bars or blanks\)",
     ),
+    "a header row commented out": (
+        ("# year value\n" + GOOD_CSV.split("\n", 1)[1], "--x", "t", "--y", "v"),
+        r"first row \(line 2\) holds numbers",
+        r"lines starting with # are comments: if line 1 names the columns, remove its #",
+    ),
+    "a file of comments only": (
+        ("# nothing yet\n#\n", "--x", "t", "--y", "v"),
+        r"is empty but for comment lines",
+        r"it needs a header row naming the columns",
+    ),
     "a quote left open in a file separated by blanks": (
         ('t v\n0.1 1.0\n0.2 "1.2\n0.3 1.5\n0.4 3.1\n0.5 2.9\n0.6 3.0\n', "--x", "t", "--y", "v"),
         r"line 3: a quote in '\"1\.2' is not closed on its line",

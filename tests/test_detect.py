@@ -176,6 +176,27 @@ def test_files_separated_by_blanks_read_as_with_commas(tmp_path):
     )
 
 
+def test_comment_lines_are_skipped_and_lines_keep_their_numbers(tmp_path):
+    """Lines starting with # (a data centre's preamble, a note between rows) are skipped, in
+    files separated by commas or by blanks; a first field #N/A is a missing value, not a
+    comment; messages give the file's own line numbers."""
+    expected = read_xy(write(tmp_path, GOOD, "commas.csv"), "t", "v")
+    preamble = "# Station 7, monthly means\n  # units: m\n#\n"
+    rows = GOOD.splitlines(keepends=True)
+    note = "# instrument replaced\n"
+    commented = preamble + rows[0] + "".join(rows[1:4]) + note + "".join(rows[4:])
+    got = read_xy(write(tmp_path, commented, "c.csv"), "t", "v")
+    np.testing.assert_array_equal(got, expected)
+    got = read_xy(write(tmp_path, commented.replace(",", " "), "c.txt"), "t", "v")
+    np.testing.assert_array_equal(got, expected)
+    na_first = (
+        "v,t\n" + "".join(f"{v},{t}\n" for t, v in zip(*expected, strict=True)) + "#N/A,0.7\n"
+    )
+    np.testing.assert_array_equal(read_xy(write(tmp_path, na_first, "n.csv"), "t", "v"), expected)
+    with pytest.raises(InputError, match=r"line 9, column 'v': 'x' is not a number"):
+        read_xy(write(tmp_path, commented.replace("0.6,3.0", "0.6,x"), "bad.csv"), "t", "v")
+
+
 def test_a_ragged_row_of_a_file_separated_by_semicolons_names_them(tmp_path, capsys):
     text = GOOD.replace("0.5,2.9,e\n", "0.5,2.9\n").replace(",", ";")
     assert_input_error(

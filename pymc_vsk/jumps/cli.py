@@ -20,7 +20,8 @@ results are still written), 2 on bad input.
 pandas reads the file (its python engine, which rejects malformed quoting), every cell as
 text, with the separator of its header line (:func:`separator`: commas, or else tabs,
 semicolons or bars, as spreadsheets export them, or else blanks, as aligned columns and R's
-``write.table`` have them); the line of each row is kept so that bad
+``write.table`` have them), lines starting with ``#`` left out as comments; the line of
+each row is kept so that bad
 input raises :class:`InputError`, whose message names the problem (file, line, column,
 value) and the fix; :func:`main` prints it and returns exit status 2, as argparse does for
 bad arguments.
@@ -98,6 +99,8 @@ SEPARATORS = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "bars", " ": 
 _DECIMAL_COMMA = re.compile(r"^[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?$")
 #: A field of a line separated by blanks: quoted (``""`` inside stands for ``"``) or bare.
 _BLANK_FIELD = re.compile(r'"((?:[^"]|"")*)"|(\S+)')
+#: A comment line: ``#`` first (after blanks), unless it starts the missing-value marker #N/A.
+_COMMENT = re.compile(r"\s*#(?!n/a(?![^\s,;|]))", re.IGNORECASE)
 #: What :func:`_parse` puts in place of a row with too many fields.
 _TOO_LONG = "\x00too many fields"
 
@@ -122,7 +125,8 @@ def read_xy(
     as in aligned columns, with names or values that hold blanks in double quotes; a first
     column without a name, as R's ``write.table`` writes row names, is ignored. In a file
     not separated by commas a decimal comma is read as a decimal point (``3,14`` is 3.14),
-    as spreadsheets write numbers in many languages.
+    as spreadsheets write numbers in many languages. Lines that start with ``#`` are
+    comments and are skipped, as in R's ``read.table`` and the files of many data centres.
 
     ``x`` may also hold dates in ISO 8601 form (``2001-03-31``, ``2001-03``, with a time of
     day or not): they are read as decimal years
@@ -158,17 +162,25 @@ def read_xy(
         than ``min_rows`` rows or than two distinct x values.
     """
     path = Path(path)
-    rows = _read_table(path, _read_text(path))
+    text = _read_text(path)
+    comments = [n for n, line in enumerate(text.splitlines(), start=1) if _COMMENT.match(line)]
+    rows = _read_table(path, _without_comments(text))
     if rows.empty:
         raise InputError(
-            f"{path} is empty: it needs a header row naming the columns (e.g. 'x,y') and one "
-            "row per observation."
+            f"{path} is empty{' but for comment lines' if comments else ''}: it needs a header "
+            "row naming the columns (e.g. 'x,y') and one row per observation."
         )
     header = [str(name).strip() for name in rows.iloc[0] if not pd.isna(name)]
     if all(_is_number(name) for name in header):
+        hint = ""
+        if comments and comments[-1] < rows.index[0]:
+            hint = (
+                f"; lines starting with # are comments: if line {comments[-1]} names the "
+                "columns, remove its #"
+            )
         raise InputError(
             f"{path}: the first row (line {rows.index[0]}) holds numbers, not column names: add "
-            f"a header row naming the columns (e.g. '{x},{y}') as the first line."
+            f"a header row naming the columns (e.g. '{x},{y}') before the data{hint}."
         )
     if x == y:
         raise InputError(f"--x and --y name the same column {x!r}; give two different columns.")
@@ -229,6 +241,14 @@ def _read_text(path: Path) -> str:
         ) from None
     except OSError as err:
         raise InputError(f"{path} cannot be read: {err.strerror}.") from None
+
+
+def _without_comments(text: str) -> str:
+    """``text`` with its comment lines (:data:`_COMMENT`) left blank, so that messages keep
+    the file's line numbers."""
+    return "".join(
+        "\n" if _COMMENT.match(line) else line for line in text.splitlines(keepends=True)
+    )
 
 
 def separator(line: str) -> str:
