@@ -285,6 +285,11 @@ def build_model(
     psi = None if psi is None else as_scaling_function(psi)  # once per model
     q = 0 if psi is None else psi.q
     jitter = 1e-6 if jitter is None else float(jitter)
+    if not (np.isfinite(jitter) and jitter >= 0):
+        raise ValueError(
+            f"jitter must be a finite number of at least 0 (it is added to the diagonal of the "
+            f"covariance); got {jitter:g}. Leave it out for the default 1e-6."
+        )
 
     model = pm.Model.get_context(error_if_none=False)
     context = model if model is not None else pm.Model()

@@ -13,13 +13,17 @@ such a path, yet on the first call after installing it still compiles C code, fo
 :data:`PYTHON_MODE` compiles no C code: its linker (:class:`PythonLinker`) calls each
 operation's Python ``perform`` in turn, and a rewrite (:data:`inline_inner_graphs`) replaces
 ``OpFromGraph`` operations by their inner graphs, keeping those that implement ``perform``
-themselves.
+themselves. A numpy ufunc takes at most 32 operands, so another rewrite
+(:data:`split_wide_sums`) writes a sum or product of more terms (ψ of many jumps is one) as
+a tree of narrower ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import batched
 
+import pytensor.scalar as ps
 from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.mode import Mode
 from pytensor.compile.rewriting import inline_ofg_node
@@ -31,8 +35,13 @@ from pytensor.graph.rewriting.basic import dfs_rewriter
 from pytensor.graph.rewriting.db import RewriteDatabaseQuery
 from pytensor.link.basic import PerformLinker
 from pytensor.link.vm import VMLinker
+from pytensor.tensor.elemwise import Elemwise
 
-__all__ = ["PYTHON_MODE", "PythonLinker", "inline_inner_graphs"]
+__all__ = ["MAX_OPERANDS", "PYTHON_MODE", "PythonLinker", "inline_inner_graphs", "split_wide_sums"]
+
+#: The most operands (inputs and outputs together) a numpy ufunc takes, and with it
+#: pytensor's Python ``Elemwise.perform``.
+MAX_OPERANDS = 32
 
 
 class PythonLinker(PerformLinker):
@@ -80,8 +89,35 @@ def _inline_inner_graph(fgraph: FunctionGraph, node: Apply) -> list[Variable] | 
 inline_inner_graphs = node_rewriter([OpFromGraph])(_inline_inner_graph)
 
 
+def _split_wide_sum(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """An elementwise sum or product of more terms than a ufunc takes (:data:`MAX_OPERANDS`),
+    as sums or products of groups of terms; None for any other node.
+
+    Parameters
+    ----------
+    fgraph : FunctionGraph
+    node : Apply
+        An ``Elemwise`` node.
+
+    Returns
+    -------
+    list of Variable, or None
+    """
+    if not isinstance(node.op.scalar_op, ps.Add | ps.Mul) or len(node.inputs) < MAX_OPERANDS:
+        return None
+    terms = list(node.inputs)
+    while len(terms) >= MAX_OPERANDS:
+        groups = batched(terms, MAX_OPERANDS - 1)
+        terms = [node.op(*group) if len(group) > 1 else group[0] for group in groups]
+    return [node.op(*terms)]
+
+
+#: :func:`_split_wide_sum` as a rewrite.
+split_wide_sums = node_rewriter([Elemwise])(_split_wide_sum)
+
 #: pytensor's ``FAST_COMPILE`` rewrites (including those the Python path requires), with the
-#: ``OpFromGraph`` operations inlined first, linked by :class:`PythonLinker`.
+#: ``OpFromGraph`` operations inlined first and wide sums split last, linked by
+#: :class:`PythonLinker`.
 PYTHON_MODE = Mode(
     PythonLinker(), RewriteDatabaseQuery(include=["fast_compile", "py_only"])
-).register((dfs_rewriter(inline_inner_graphs), -0.02))
+).register((dfs_rewriter(inline_inner_graphs), -0.02), (dfs_rewriter(split_wide_sums), 48.9))

@@ -34,6 +34,7 @@ import pytensor.tensor as pt
 import scipy.linalg
 import scipy.special
 import xarray as xr
+from pymc.logprob.transforms import LogTransform
 from pytensor.graph import ancestors
 
 from pymc_vsk.blas import blas_threads
@@ -328,6 +329,7 @@ class Predictor:
         self.jitter = jitter
         if _is_jump_gp(gp):
             self._fn, self.names = gp._predictor(self.model)
+            self._positive: set[str] = set()
             self._joint = None
             self.input_dim = 1
             return
@@ -340,6 +342,11 @@ class Predictor:
         outputs = [o for o in _conditional(gp, Xnew, diag=True, jitter=jitter) if o is not None]
         self.inputs = _inputs(self.model, outputs)
         self.names = [v.name for v in self.inputs]
+        self._positive = {
+            v.name
+            for v in self.inputs
+            if isinstance(self.model.rvs_to_transforms.get(v), LogTransform)
+        }
         self._fn = self._compile([Xnew, *self.inputs], outputs)
         self._joint = None
 
@@ -511,6 +518,14 @@ class Predictor:
                 f"The point has no value for {missing}; pass a MAP point (MapResult.point) or "
                 "a posterior draw with every free variable."
             )
+        for name in sorted(self._positive):
+            value = np.asarray(point[name], dtype=float)
+            if not np.all(value > 0):
+                raise ValueError(
+                    f"The point's {name} = {value.min():g} is not positive, but {name} is "
+                    "(its prior lives on the positive numbers); pass a MAP point or a "
+                    "posterior draw, or positive values."
+                )
         return [point[n] for n in self.names]
 
     def _check(self, Xnew: npt.ArrayLike) -> np.ndarray:

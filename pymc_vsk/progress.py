@@ -52,6 +52,7 @@ __all__ = [
     "detail",
     "quiet",
     "report",
+    "settle_pymc",
     "show",
 ]
 
@@ -261,6 +262,17 @@ def quiet() -> Switch:
         logging.getLogger("pymc").setLevel(logging.WARNING)
 
     return Switch(apply)
+
+
+def settle_pymc() -> None:
+    """Apply the current set-up to PyMC's logger once more.
+
+    PyMC sets its logger to INFO when it is first imported (unless the root logger has
+    handlers), which undoes :func:`quiet` when the import comes later: code that imports PyMC
+    on use calls this after the import.
+    """
+    if _quiet:
+        logging.getLogger("pymc").setLevel(logging.WARNING)
 
 
 # -- compilation ------------------------------------------------------------------------------

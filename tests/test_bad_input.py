@@ -16,6 +16,7 @@ import pytest
 
 from pymc_vsk import VSK, VSKRegressor, build_model, diagnose, fit_map, predict, targets
 from pymc_vsk.cli import main
+from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.loo import add_log_likelihood
 from pymc_vsk.memory import set_memory_limit
 from pymc_vsk.scaling import Disk, FromFunction, Jump, SmoothJump, Stack, Weierstrass
@@ -102,6 +103,19 @@ def if_else_psi(X):
 
 
 CASES = {
+    # jump models
+    "jump locations between bounds that are reversed": (
+        lambda: build_jump_model(X, Y, lower=0.8, upper=0.2),
+        ValueError,
+        r"lower must be below upper; got 0\.8 and 0\.2",
+        r"lower must be below upper",
+    ),
+    "jump locations outside the data": (
+        lambda: build_jump_model(X, Y, lower=-5.0, upper=-4.0),
+        ValueError,
+        r"0 distinct x value\(s\) lie inside the location range \(-5, -4\) while x spans",
+        r"widen lower/upper",
+    ),
     # data
     "NaN in X": (
         lambda: build_model(with_row(3, np.nan), Y),
@@ -230,6 +244,22 @@ CASES = {
         ValueError,
         r"Xnew has 2 column\(s\)",
         r"Pass X with that many columns",
+    ),
+    "a negative jitter": (
+        lambda: build_model(X, Y, psi=Jump(0.5), jitter=-1.0),
+        ValueError,
+        r"jitter must be a finite number of at least 0 .*; got -1",
+        r"Leave it out for the default 1e-6",
+    ),
+    "a point with a negative length scale": (
+        lambda: predict(
+            build_model(X, Y, psi=Jump(0.5))[1],
+            X,
+            point={"ls": -0.1, "sigma_f": 1.0, "sigma_n": 0.1, "mean": 0.0},
+        ),
+        ValueError,
+        r"The point's ls = -0\.1 is not positive, but ls is",
+        r"pass a MAP point or a posterior draw, or positive values",
     ),
     "predict of an unsupported GP": (
         lambda: predict(object(), X, point={}),

@@ -85,7 +85,31 @@ def test_empty_file(tmp_path, capsys, text):
 def test_file_that_is_not_text(tmp_path, capsys):
     path = tmp_path / "data.csv"
     path.write_bytes(b"t,v\n\xff\xfe\x00\x01,2\n")
-    assert_input_error(capsys, [path, "--x", "t", "--y", "v"], "not UTF-8 text", "export it")
+    assert_input_error(
+        capsys, [path, "--x", "t", "--y", "v"], "not a text file", "export the data as CSV"
+    )
+    path.write_bytes(b"t,v\n\x81\x8d,2\n")  # bytes that neither UTF-8 nor Windows-1252 use
+    assert_input_error(
+        capsys, [path, "--x", "t", "--y", "v"], "not text in UTF-8, UTF-16 or Windows-1252"
+    )
+
+
+def test_windows_1252_and_utf_16_files_are_read_as_utf_8_ones(tmp_path, capsys):
+    """Spreadsheets on Windows save CSV in Windows-1252 (or UTF-16 as 'Unicode text'); the
+    values are those of the UTF-8 file, and a notice names the encoding when it is guessed."""
+    text = GOOD.replace("t,v,note", "t,v,Précision °C")
+    expected = read_xy(write(tmp_path, text), "t", "v")
+    got = read_xy(write(tmp_path, text, "w.csv", encoding="cp1252"), "t", "v")
+    assert "read as Windows-1252" in capsys.readouterr().err
+    np.testing.assert_array_equal(got, expected)
+    got = read_xy(write(tmp_path, text.replace(",", "\t"), "u.txt", encoding="utf-16"), "t", "v")
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_an_excel_sep_line_names_the_separator(tmp_path):
+    expected = read_xy(write(tmp_path, GOOD), "t", "v")
+    got = read_xy(write(tmp_path, "sep=;\n" + GOOD.replace(",", ";"), "x.csv"), "t", "v")
+    np.testing.assert_array_equal(got, expected)
 
 
 def test_no_header_row(tmp_path, capsys):
@@ -174,6 +198,40 @@ def test_files_separated_by_blanks_read_as_with_commas(tmp_path):
     np.testing.assert_array_equal(
         read_xy(write(tmp_path, with_commas, "c.txt"), "t", "v"), expected
     )
+
+
+@pytest.mark.parametrize("sep", [";", "\t", ","])
+@pytest.mark.parametrize("mark", [",", "."])
+def test_numbers_grouped_by_thousands_beside_whole_numbers_are_refused(tmp_path, sep, mark):
+    """997 then 1,000 (or 1.000): read as decimals the series would fall a thousandfold, so
+    the reader names the cell and its two readings instead of guessing."""
+    flows = [990, 997, 1003, 1010, 1021, 1034]
+    cells = [f'"{v // 1000}{mark}{v % 1000:03d}"' if v >= 1000 else str(v) for v in flows]
+    text = f"year{sep}flow\n" + "".join(f"{1900 + i}{sep}{c}\n" for i, c in enumerate(cells))
+    with pytest.raises(InputError) as info:
+        read_xy(write(tmp_path, text), "year", "flow")
+    assert re.search(
+        rf"line 4, column 'flow': '1\{mark}003' reads as 1003 with a thousands separator or as "
+        r"1\.003 with three decimals, and the column also holds whole numbers such as '990' "
+        r"\(line 2\); write the numbers without thousands separators",
+        str(info.value),
+    ), str(info.value)
+    # three decimals throughout, or beside other decimals, are decimals
+    decimals = text.replace("990", "0,990" if mark == "," else "0.990").replace("997", "0,5")
+    if sep != "," or mark == ".":
+        _, y = read_xy(write(tmp_path, decimals.replace("0,5", "0" + mark + "5")), "year", "flow")
+        np.testing.assert_allclose(y, [0.99, 0.5, 1.003, 1.01, 1.021, 1.034])
+
+
+def test_iso_dates_whose_utc_offsets_differ_are_read_in_utc(tmp_path):
+    """Hourly readings across the change to summer time (+01:00, then +02:00) are evenly
+    spaced in UTC: the hour that the clocks skip is no gap."""
+    stamps = pd.date_range("2020-03-28 22:00", periods=8, freq="h", tz="UTC")
+    local = stamps.tz_convert("Europe/Berlin")
+    text = "time,load\n" + "".join(f"{t.isoformat()},{k}\n" for k, t in enumerate(local))
+    assert "+01:00" in text and "+02:00" in text
+    x, _ = read_xy(write(tmp_path, text), "time", "load")
+    np.testing.assert_allclose(np.diff(x) * 365.25 * 24, 1.0)
 
 
 def test_comment_lines_are_skipped_and_lines_keep_their_numbers(tmp_path):

@@ -38,6 +38,7 @@ from benchmarks.jump_seeds import (
     wild_values,
 )
 from pymc_vsk.cli import main
+from pymc_vsk.jumps import dates as dates_module
 from pymc_vsk.jumps import find_jumps, segments
 from pymc_vsk.jumps.cli import NOT_CONVERGED, plot_jump_posterior
 from pymc_vsk.jumps.detection import JumpPosterior, _best_f1_count, _describe, _diagnostics
@@ -1142,6 +1143,71 @@ def test_dates_are_read_as_decimal_years():
         np.testing.assert_allclose(post.p_models, base.p_models, rtol=1e-6, atol=1e-10)
         assert [j.location for j in post.jumps] == pytest.approx([j.location for j in base.jumps])
     assert base.models[np.argmax(base.p_models)].season is not None  # needs evenly spaced x
+
+
+def test_dates_of_every_kind_give_the_answer_of_their_decimal_years():
+    """Python datetimes and dates, pandas Timestamps and monthly periods read as numpy dates
+    do; the fitted mean takes dates on the data's scale; a missing date is named."""
+    x, y, _ = monthly(np.random.default_rng(seed(49)))
+    dates = pd.date_range("1990-01-01", periods=x.size, freq="MS")
+    base = find_jumps(dates, y, draws=100, chains=2)
+    assert base.dates == dates_module.DateScale(by_month=True, first_year=1990)
+    kinds = (list(dates), [d.to_pydatetime() for d in dates], [d.date() for d in dates])
+    for xs in (*kinds, dates.to_period("M")):
+        post = find_jumps(xs, y, draws=100, chains=2)
+        np.testing.assert_allclose(post.x, base.x, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(post.p_n_jumps, base.p_n_jumps, rtol=1e-6, atol=1e-10)
+    new = pd.to_datetime(["1991-07-15", "1995-03-01"])
+    np.testing.assert_allclose(base.mean(new)[0], base.mean([1991.5, 1995 + 2 / 12])[0])
+    numeric = find_jumps(base.x, y, draws=100, chains=2)
+    with pytest.raises(ValueError, match="xnew holds dates but x held numbers"):
+        numeric.mean(new)
+    with pytest.raises(ValueError, match=r"missing date \(NaT\) at position 3; drop or fill"):
+        find_jumps(dates.where(np.arange(x.size) != 3), y)
+
+
+def test_few_distinct_inputs_cap_the_count_at_what_fits_between_them():
+    """Jumps fall between distinct inputs: with 8 distinct x, at most 7 jumps; the counts
+    that cannot be have probability 0, and asking for one of them says why."""
+    x = np.repeat(np.arange(8.0), 10)
+    y = np.where(x >= 4, 3.0, 0.0) + np.random.default_rng(0).normal(size=x.size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        post = find_jumps(x, y, draws=100, chains=2)
+    assert post.n_jumps == 1 and post.jumps[0].location == 3.5
+    assert np.all(post.p_n_jumps[8:] == 0) and post.p_n_jumps.sum() == pytest.approx(1)
+    with pytest.raises(ValueError, match=r"8 jumps do not fit between the 8 distinct values"):
+        find_jumps(x, y, n_jumps=8)
+    assert find_jumps(x, y, n_jumps=7, draws=100, chains=2).n_jumps == 7
+
+
+@pytest.mark.parametrize(
+    ("option", "error", "message"),
+    [
+        ({"draws": 0}, ValueError, "draws must be at least 1; got 0"),
+        ({"chains": -2}, ValueError, "chains must be at least 1; got -2"),
+        ({"draws": 50.0}, TypeError, "draws must be a whole number; got 50.0"),
+        ({"n_jumps": 1.5}, TypeError, "n_jumps must be a whole number; got 1.5"),
+        ({"n_jumps": -1}, ValueError, "n_jumps must be at least 0; got -1"),
+        ({"max_jumps": -1}, ValueError, "max_jumps must be at least 0; got -1"),
+        ({"margin": -1}, ValueError, "margin must be at least 0; got -1"),
+        ({"min_size": True}, TypeError, "min_size must be a whole number; got True"),
+        ({"decision": "best"}, ValueError, "decision must be 'f1' or 'mode'; got 'best'"),
+        ({"levelsd": 3}, TypeError, "unknown option.*'levelsd'.*are n_lengthscales, .*level_sd"),
+    ],
+)
+def test_bad_arguments_of_find_jumps_are_named(option, error, message):
+    x = np.arange(30.0)
+    with pytest.raises(error, match=message):
+        find_jumps(x, np.sin(x), **option)
+
+
+def test_masked_values_are_refused_not_read():
+    x = np.arange(30.0)
+    y = np.ma.masked_array(np.sin(x), mask=x == 4)
+    with pytest.raises(ValueError, match=r"y is a masked array .* \(first at position 4\)"):
+        find_jumps(x, y)
+    assert find_jumps(x, np.ma.masked_array(np.sin(x)), draws=50, chains=2).n_jumps == 0
 
 
 def test_seasonal_answer_is_the_same_in_any_units():

@@ -23,7 +23,7 @@ from pytensor.link.basic import PerformLinker
 
 from pymc_vsk.fitting import initial_point
 from pymc_vsk.likelihood import CholeskyInverse, cholesky_inverse
-from pymc_vsk.modes import PYTHON_MODE
+from pymc_vsk.modes import MAX_OPERANDS, PYTHON_MODE
 
 
 def test_a_first_fit_and_predictions_compile_no_c(tmp_path: Path) -> None:
@@ -96,3 +96,21 @@ def test_the_initial_point_is_pymcs() -> None:
     assert ours.keys() == theirs.keys()
     for name, value in theirs.items():
         np.testing.assert_allclose(ours[name], value, rtol=1e-14)
+
+
+def test_sums_and_products_wider_than_a_ufunc_are_split_and_right() -> None:
+    """A sum of 40 terms (ψ of 40 jumps) and a product of 33, which a numpy ufunc cannot take
+    in one call, evaluate to numpy's sum and product, and the gradient too."""
+    x = pt.vector("x")
+    terms = [pt.sigmoid(x[k] * (k + 1)) for k in range(40)]
+    total, product = pt.add(*terms), pt.mul(*terms[:33])
+    fn = pytensor.function([x], [total, product, pytensor.grad(total, x)], mode=PYTHON_MODE)
+    assert all(
+        len(node.inputs) + len(node.outputs) <= MAX_OPERANDS for node in fn.maker.fgraph.apply_nodes
+    )
+    value = np.linspace(-1.0, 1.0, 40)
+    s = 1 / (1 + np.exp(-value * np.arange(1, 41)))
+    got_total, got_product, got_grad = fn(value)
+    np.testing.assert_allclose(got_total, s.sum(), rtol=1e-12)
+    np.testing.assert_allclose(got_product, s[:33].prod(), rtol=1e-12)
+    np.testing.assert_allclose(got_grad, s * (1 - s) * np.arange(1, 41), rtol=1e-12)

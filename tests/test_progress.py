@@ -345,3 +345,21 @@ def test_reproduce_quiet_leaves_stderr_empty_and_stdout_unchanged(name, commands
     assert quiet_status == status
     masked = [SECONDS.sub("… s", line) for _, line in out]
     assert [SECONDS.sub("… s", line) for _, line in quiet_out] == masked
+
+
+def test_quiet_outlasts_pymcs_own_set_up_when_pymc_is_imported_late():
+    """PyMC sets its logger to INFO on its first import: code that imports it later calls
+    settle_pymc, which silences it again inside quiet() and leaves it alone otherwise."""
+    pymc_logger = logging.getLogger("pymc")
+    saved = pymc_logger.level
+    try:
+        with progress.quiet():
+            pymc_logger.setLevel(logging.INFO)  # what ``import pymc`` does
+            progress.settle_pymc()
+            assert pymc_logger.level == logging.WARNING
+        with progress.show(io.StringIO()):
+            pymc_logger.setLevel(logging.INFO)
+            progress.settle_pymc()
+            assert pymc_logger.level == logging.INFO
+    finally:
+        pymc_logger.setLevel(saved)

@@ -30,6 +30,7 @@ bad arguments.
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import csv
 import difflib
@@ -59,7 +60,7 @@ from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
 from pymc_vsk.jumps.dates import decimal_years
 from pymc_vsk.jumps.formatting import digits_for
-from pymc_vsk.progress import bars, report
+from pymc_vsk.progress import bars, report, settle_pymc
 
 if TYPE_CHECKING:  # the NUTS path imports PyMC when used: the segment model does not need it
     import pymc as pm
@@ -99,6 +100,10 @@ SEPARATORS = {",": "commas", "\t": "tabs", ";": "semicolons", "|": "bars", " ": 
 _DECIMAL_COMMA = re.compile(r"^[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?$")
 #: A field of a line separated by blanks: quoted (``""`` inside stands for ``"``) or bare.
 _BLANK_FIELD = re.compile(r'"((?:[^"]|"")*)"|(\S+)')
+#: A number written as if with a thousands separator (1,000 or 1.000): it may be either.
+_GROUPED = re.compile(r"^[+-]?\d{1,3}[.,]\d{3}$")
+#: A whole number of three digits or more, written without separators.
+_WHOLE = re.compile(r"^[+-]?\d{3,}$")
 #: A comment line: ``#`` first (after blanks), unless it starts the missing-value marker #N/A.
 _COMMENT = re.compile(r"\s*#(?!n/a(?![^\s,;|]))", re.IGNORECASE)
 #: What :func:`_parse` puts in place of a row with too many fields.
@@ -125,12 +130,16 @@ def read_xy(
     as in aligned columns, with names or values that hold blanks in double quotes; a first
     column without a name, as R's ``write.table`` writes row names, is ignored. In a file
     not separated by commas a decimal comma is read as a decimal point (``3,14`` is 3.14),
-    as spreadsheets write numbers in many languages. Lines that start with ``#`` are
+    as spreadsheets write numbers in many languages. A first line ``sep=;`` (or another
+    separator), as Excel writes it, names the separator. Lines that start with ``#`` are
     comments and are skipped, as in R's ``read.table`` and the files of many data centres.
+    A column where numbers such as ``1,000`` or ``1.000`` sit beside whole numbers such as
+    ``997`` is refused: the separator could mark thousands or decimals.
 
     ``x`` may also hold dates in ISO 8601 form (``2001-03-31``, ``2001-03``, with a time of
     day or not): they are read as decimal years
-    (:func:`~pymc_vsk.jumps.dates.decimal_years`), and a notice on stderr says so. Blank
+    (:func:`~pymc_vsk.jumps.dates.decimal_years`; in UTC when their UTC offsets differ), and
+    a notice on stderr says so. Blank
     lines are skipped; other columns may hold anything. Rows whose ``y`` is missing (an
     empty cell or a marker such as ``NA``) are left out, and a notice on stderr says how many
     and on which lines: a series with gaps is analysed on the values it has.
@@ -138,7 +147,9 @@ def read_xy(
     Parameters
     ----------
     path : str or Path
-        Text file of separated values (UTF-8); the first non-blank line names the columns.
+        Text file of separated values; the first non-blank line names the columns. UTF-8,
+        or else Windows-1252, as spreadsheets on Windows save CSV files (with a notice on
+        stderr), or UTF-16 with its byte-order mark.
     x, y : str
         Column names (exact, after stripping surrounding blanks).
     min_rows : int, default 6
@@ -164,7 +175,8 @@ def read_xy(
     path = Path(path)
     text = _read_text(path)
     comments = [n for n, line in enumerate(text.splitlines(), start=1) if _COMMENT.match(line)]
-    rows = _read_table(path, _without_comments(text))
+    text, declared = _declared_separator(_without_comments(text))
+    rows = _read_table(path, text, declared)
     if rows.empty:
         raise InputError(
             f"{path} is empty{' but for comment lines' if comments else ''}: it needs a header "
@@ -212,6 +224,8 @@ def read_xy(
             f"({MIN_ROWS_PER_SEGMENT} per segment between jumps)."
         )
     columns = {name: data[index[name]] for name in (x, y)}
+    for name, cells in columns.items():
+        _check_grouping(path, name, cells)
     if rows.attrs["separator"] != ",":
         columns = {name: _decimal_points(cells) for name, cells in columns.items()}
     values = {x: _inputs(path, x, columns[x]), y: _numbers(path, y, columns[y])}
@@ -232,15 +246,37 @@ def _read_text(path: Path) -> str:
         )
     if path.is_dir():
         raise InputError(f"{path} is a directory; pass the CSV file inside it.")
+    first: UnicodeDecodeError | None = None
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputError(
-            f"{path} is not UTF-8 text ({err.reason} at byte {err.start}); export it as CSV "
-            "(UTF-8) first."
-        ) from None
+        raw = path.read_bytes()
     except OSError as err:
         raise InputError(f"{path} cannot be read: {err.strerror}.") from None
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encodings = ["utf-16"]
+    elif b"\x00" in raw:  # text has no NUL bytes: a workbook, an archive, ...
+        raise InputError(
+            f"{path} is not a text file (it holds NUL bytes, as spreadsheet workbooks and "
+            "compressed files do); export the data as CSV (UTF-8) first."
+        )
+    else:  # what spreadsheets on Windows save as "CSV" when not told UTF-8
+        encodings = ["utf-8-sig", "cp1252"]
+    for encoding in encodings:
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError as err:
+            first = first or err
+            continue
+        if encoding == "cp1252":
+            print(
+                f"{path}: not UTF-8 text ({first.reason} at byte {first.start}); read as "
+                "Windows-1252, as spreadsheets on Windows save CSV files.",
+                file=sys.stderr,
+            )
+        return text
+    raise InputError(
+        f"{path} is not text in UTF-8, UTF-16 or Windows-1252 ({first.reason} at byte "
+        f"{first.start}); export it as CSV (UTF-8) first."
+    )
 
 
 def _without_comments(text: str) -> str:
@@ -311,6 +347,27 @@ def _blank_separated(path: Path, text: str) -> str:
     return out.getvalue()
 
 
+def _check_grouping(path: Path, column: str, cells: pd.Series) -> None:
+    """Refuse a column whose only separated numbers look grouped by thousands (``1,000``,
+    ``1.000``) beside whole numbers written without (``997``): as decimals the column would
+    jump a hundredfold where it reaches a thousand, so the file means thousands, and which
+    separator marks them cannot be read from it."""
+    text = cells[~_missing(cells)].str.strip()
+    separated = text.str.contains(r"[.,]")
+    grouped = text.str.match(_GROUPED).astype(bool)
+    whole = text.str.match(_WHOLE).astype(bool)
+    if not grouped.any() or not whole.any() or (separated & ~grouped).any():
+        return
+    (line, cell), (at, number) = next(iter(text[grouped].items())), next(iter(text[whole].items()))
+    digits = re.sub(r"[.,]", "", cell)
+    raise InputError(
+        f"{path}, line {line}, column {column!r}: {cell!r} reads as {float(digits):g} with a "
+        f"thousands separator or as {float(cell.replace(',', '.')):g} with three decimals, and "
+        f"the column also holds whole numbers such as {number!r} (line {at}); write the numbers "
+        "without thousands separators."
+    )
+
+
 def _decimal_points(cells: pd.Series) -> pd.Series:
     """Cells written with a decimal comma (``-3,5``) rewritten with a point; others as they
     are, so that a cell that is still not a number is reported as the file has it."""
@@ -354,14 +411,27 @@ def _malformed(err: pd.errors.ParserError) -> bool:
     return re.match(r"Expected \d+ fields in line \d+, saw \d+", str(err)) is None
 
 
-def _read_table(path: Path, text: str) -> pd.DataFrame:
+def _declared_separator(text: str) -> tuple[str, str | None]:
+    """The separator that a first line such as ``sep=;`` declares (as Excel reads and writes
+    it), and the text with that line left blank; else the text and None."""
+    lines = text.splitlines(keepends=True)
+    first = next((k for k, line in enumerate(lines) if line.strip()), None)
+    declared = None if first is None else re.fullmatch(r"sep=(.)", lines[first].strip("\r\n"))
+    if declared is None or declared[1] not in SEPARATORS:
+        return text, None
+    lines[first] = "\n"
+    return "".join(lines), declared[1]
+
+
+def _read_table(path: Path, text: str, declared: str | None = None) -> pd.DataFrame:
     """The non-blank rows (header included), indexed by the line on which each starts.
 
     ``attrs["fields"]`` maps each line to the number of fields of its row, and
-    ``attrs["separator"]`` holds the separator of the fields (:func:`separator`).
+    ``attrs["separator"]`` holds the separator of the fields: ``declared``, or else the
+    header line's (:func:`separator`).
     """
     header = next((line for line in text.splitlines() if line.strip()), "")
-    separated_by = separator(header)
+    separated_by = declared or separator(header)
     sep = separated_by
     if separated_by == " ":
         text, sep = _blank_separated(path, text), ","
@@ -461,7 +531,7 @@ def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
         if text.map(_is_number).any():
             raise  # numbers mixed with something else: the number's error
         try:
-            when = pd.to_datetime(text, format="ISO8601")
+            when = _iso_dates(text)
         except (ValueError, TypeError, OverflowError):
             raise InputError(f"{err} Dates are read in ISO 8601 form (2001-03-31).") from None
     years = decimal_years(when)
@@ -471,6 +541,17 @@ def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
         file=sys.stderr,
     )
     return years
+
+
+def _iso_dates(text: pd.Series) -> pd.Series:
+    """ISO 8601 dates as pandas datetimes; dates whose UTC offsets differ (across a change
+    to or from summer time, or ``Z`` beside ``+01:00``) in UTC."""
+    try:
+        return pd.to_datetime(text, format="ISO8601")
+    except ValueError as err:
+        if "utc=True" not in str(err):
+            raise
+        return pd.to_datetime(text, format="ISO8601", utc=True)
 
 
 def _missing_cell(path: Path, column: str, cells: pd.Series, k: int) -> str:
@@ -687,22 +768,21 @@ def detect_jumps(
     default_lower, default_upper = default_location_range(x)
     lower = default_lower if lower is None else float(lower)
     upper = default_upper if upper is None else float(upper)
-    if not lower < upper:
-        raise InputError(f"--lower must be below --upper; got {lower:g} and {upper:g}.")
-    inside = np.unique(x[(x > lower) & (x < upper)])
-    if len(inside) < n_jumps:
-        raise InputError(
-            f"{len(inside)} distinct x value(s) lie inside the location range "
-            f"({lower:g}, {upper:g}); {n_jumps} jump(s) need at least {n_jumps} to be told "
-            "apart: widen --lower/--upper."
-        )
     if method == "marginal" and n_jumps != 1:
         raise InputError(
             f"--method marginal handles one jump; for --jumps {n_jumps} use --method smooth."
         )
     import pymc as pm
 
-    from pymc_vsk.jumps.models import build_jump_model, location_posterior
+    from pymc_vsk.jumps.models import build_jump_model, check_location_range, location_posterior
+
+    settle_pymc()
+
+    try:
+        check_location_range(x, lower, upper, n_jumps, names=("--lower", "--upper"))
+    except ValueError as err:
+        raise InputError(str(err)) from None
+    inside = np.unique(x[(x > lower) & (x < upper)])
     from pymc_vsk.samplers import choose_sampler
 
     model, gp = build_jump_model(

@@ -8,14 +8,18 @@ that a season of whole months or days stays a whole number of steps
 
 from __future__ import annotations
 
+import datetime
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["decimal_years", "is_dates"]
+__all__ = ["DateScale", "date_scale", "decimal_years", "is_dates"]
 
 
 def is_dates(x: object) -> bool:
-    """Whether ``x`` holds dates: numpy ``datetime64`` or pandas datetimes.
+    """Whether ``x`` holds dates: numpy ``datetime64``, pandas datetimes or periods, or
+    Python ``datetime``/``date`` objects (pandas ``Timestamp`` among them).
 
     Parameters
     ----------
@@ -29,27 +33,116 @@ def is_dates(x: object) -> bool:
     --------
     >>> is_dates(pd.date_range("2001-01-31", periods=3, freq="ME")), is_dates([2001.0, 2002.0])
     (True, False)
+    >>> is_dates([datetime.date(2001, 1, 1), datetime.date(2001, 2, 1)])
+    True
     """
     dtype = getattr(x, "dtype", None)
-    return pd.api.types.is_datetime64_any_dtype(np.asarray(x).dtype if dtype is None else dtype)
+    if dtype is None:
+        dtype = np.asarray(x).dtype
+    if pd.api.types.is_datetime64_any_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
+        return True
+    if not pd.api.types.is_object_dtype(dtype):
+        return False
+    cells = [c for c in np.asarray(x, dtype=object).ravel() if not pd.isna(c)]
+    return bool(cells) and all(
+        isinstance(c, datetime.date | np.datetime64 | pd.Period) for c in cells
+    )
 
 
-def decimal_years(dates: pd.Series | pd.DatetimeIndex | np.ndarray) -> np.ndarray:
+def _timestamps(dates: object) -> pd.Series:
+    """Dates of any kind :func:`is_dates` accepts as a pandas Series of datetimes; a missing
+    date is an error naming its position."""
+    if isinstance(getattr(dates, "dtype", None), pd.PeriodDtype):
+        dates = pd.PeriodIndex(dates).to_timestamp()
+    elif not hasattr(dates, "dtype") or pd.api.types.is_object_dtype(dates.dtype):
+        cells = np.asarray(dates, dtype=object).ravel()
+        dates = [c.to_timestamp() if isinstance(c, pd.Period) else c for c in cells]
+    try:
+        out = pd.Series(pd.to_datetime(dates)).reset_index(drop=True)
+    except ValueError as err:
+        if "utc=True" not in str(err):
+            raise
+        out = pd.Series(pd.to_datetime(dates, utc=True)).reset_index(drop=True)
+    if out.isna().any():
+        k = int(np.argmax(out.isna().to_numpy()))
+        raise ValueError(
+            f"x holds a missing date (NaT) at position {k}; drop or fill the rows without a "
+            "date first."
+        )
+    if out.dt.tz is not None:  # the calendar of their own time zone
+        out = out.dt.tz_localize(None)
+    return out
+
+
+class DateScale(NamedTuple):
+    """How dates map to decimal years (:func:`date_scale`); call it on dates.
+
+    Examples
+    --------
+    >>> scale = date_scale(pd.date_range("2001-01-31", periods=3, freq="ME"))
+    >>> scale, scale(pd.to_datetime(["2001-07-31"]))
+    (DateScale(by_month=True, first_year=2001), array([2001.5]))
+    """
+
+    #: ``year + (month - 1) / 12`` (whatever the day of the month), or else by the day.
+    by_month: bool
+    #: The origin of the days' count: its 1 January.
+    first_year: int
+
+    def __call__(self, dates: object) -> np.ndarray:
+        """The decimal years of ``dates`` on this scale."""
+        dates = _timestamps(dates)
+        year, month = dates.dt.year.to_numpy(), dates.dt.month.to_numpy()
+        if self.by_month:
+            return (12 * year + month - 1) / 12.0
+        first = pd.Timestamp(year=self.first_year, month=1, day=1)
+        return self.first_year + (dates - first).dt.total_seconds().to_numpy() / (365.25 * 86400.0)
+
+
+def date_scale(dates: object) -> DateScale:
+    """The mapping of :func:`decimal_years` chosen for ``dates``: by the month when they are
+    at midnight with at most one per calendar month, else by the day from the first year's
+    1 January.
+
+    Parameters
+    ----------
+    dates : array-like of dates (:func:`is_dates`)
+
+    Returns
+    -------
+    DateScale
+    """
+    dates = _timestamps(dates)
+    year, month = dates.dt.year.to_numpy(), dates.dt.month.to_numpy()
+    months = 12 * year + month - 1
+    by_month = bool((dates == dates.dt.normalize()).all()) and len(np.unique(months)) == len(months)
+    return DateScale(by_month, int(year.min()))
+
+
+def decimal_years(dates: object) -> np.ndarray:
     """Dates as decimal years, evenly spaced where the dates are.
 
     Dates at midnight with at most one per calendar month (monthly, quarterly or yearly
     data, whatever the day of the month) are ``year + (month - 1) / 12``, so that every month
     is 1/12 apart; other dates (daily, weekly, with times of day) are the first year plus the
     days since its 1 January over 365.25, so that every day is as long. Either way a season
-    of whole months or days stays a whole number of steps.
+    of whole months or days stays a whole number of steps. Dates with a time zone are read in
+    its calendar; dates whose UTC offsets differ (across a change to or from summer time)
+    are read in UTC.
 
     Parameters
     ----------
-    dates : array-like of datetime64 (numpy, pandas Series or DatetimeIndex)
+    dates : array-like of dates
+        numpy ``datetime64``, pandas datetimes or periods, Python ``datetime`` or ``date``.
 
     Returns
     -------
     array of float
+
+    Raises
+    ------
+    ValueError
+        A missing date (NaT).
 
     Examples
     --------
@@ -58,12 +151,4 @@ def decimal_years(dates: pd.Series | pd.DatetimeIndex | np.ndarray) -> np.ndarra
     >>> decimal_years(pd.to_datetime(pd.Series(["2001-01-01", "2001-01-02", "2001-07-02"])))
     array([2001.        , 2001.00273785, 2001.49828884])
     """
-    dates = pd.Series(pd.to_datetime(dates)).reset_index(drop=True)
-    if dates.dt.tz is not None:  # the calendar of their own time zone
-        dates = dates.dt.tz_localize(None)
-    year, month = dates.dt.year.to_numpy(), dates.dt.month.to_numpy()
-    months = 12 * year + month - 1
-    if (dates == dates.dt.normalize()).all() and len(np.unique(months)) == len(months):
-        return months / 12.0
-    first = pd.Timestamp(year=int(year.min()), month=1, day=1)
-    return year.min() + (dates - first).dt.total_seconds().to_numpy() / (365.25 * 86400.0)
+    return date_scale(dates)(dates)

@@ -13,7 +13,9 @@ draws are reported to show it.
 
 from __future__ import annotations
 
+import inspect
 import itertools
+import numbers
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -24,7 +26,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.special import logsumexp
 
 from pymc_vsk.diagnostics import Diagnostics, diagnose
-from pymc_vsk.jumps.dates import decimal_years, is_dates
+from pymc_vsk.jumps.dates import DateScale, date_scale, is_dates
 from pymc_vsk.jumps.formatting import digits_for
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.seasons import find_period
@@ -49,6 +51,16 @@ PROB = 0.94
 #: same whatever ``seed``, ``draws`` and ``chains`` (with the defaults, the reported draws are
 #: these very draws).
 DECISION_DRAWS, DECISION_SEED = 4000, 0
+
+
+#: The settings of :class:`~pymc_vsk.jumps.segments.SegmentModel` that :func:`find_jumps`
+#: passes on as ``**options`` (it sets the others itself).
+SEGMENT_OPTIONS = tuple(
+    name
+    for name, parameter in inspect.signature(SegmentModel).parameters.items()
+    if parameter.kind is parameter.KEYWORD_ONLY
+    and name not in ("min_size", "max_jumps", "warp", "period", "shared_trend")
+)
 
 
 @dataclass
@@ -116,6 +128,9 @@ class JumpPosterior:
         seasonal profile when a season was found.
     p_models : array
         Their posterior probabilities.
+    dates : DateScale or None
+        When x held dates, how they map to the decimal years of the answer's locations
+        (:func:`~pymc_vsk.jumps.dates.date_scale`); :meth:`mean` maps dates with it.
     """
 
     x: np.ndarray
@@ -129,6 +144,7 @@ class JumpPosterior:
     log_evidence: np.ndarray = field(repr=False)
     models: list[SegmentModel] = field(default_factory=list, repr=False)
     p_models: np.ndarray = field(default_factory=lambda: np.ones(1), repr=False)
+    dates: DateScale | None = None
 
     @property
     def change_points(self) -> list[int]:
@@ -243,13 +259,20 @@ class JumpPosterior:
         Parameters
         ----------
         xnew : array, shape (m,)
-            Inputs, in x units.
+            Inputs, in x units: numbers, or dates when x held dates (read on the scale of
+            x's dates, :attr:`dates`; numbers are then decimal years).
 
         Returns
         -------
         mean, std : array, shape (m,)
         """
-        return _segment_means(self, np.asarray(xnew, dtype=float))
+        if is_dates(xnew):
+            if self.dates is None:
+                raise ValueError(
+                    "xnew holds dates but x held numbers; pass xnew in the units of x."
+                )
+            return _segment_means(self, self.dates(xnew))
+        return _segment_means(self, _numbers(xnew, "xnew"))
 
 
 def find_jumps(
@@ -356,7 +379,25 @@ def find_jumps(
     >>> post.n_jumps, round(post.jumps[0].location, 1)
     (1, 29.5)
     """
-    x, y = _check(x, y, min_size)
+    for name, value, low in (
+        ("draws", draws, 1),
+        ("chains", chains, 1),
+        ("min_size", min_size, 1),
+        ("margin", margin, 0),
+        ("n_jumps", n_jumps, 0),
+        ("max_jumps", max_jumps, 0),
+    ):
+        _check_count(name, value, low)
+    if decision not in ("mode", "f1"):
+        raise ValueError(f"decision must be 'f1' or 'mode'; got {decision!r}.")
+    unknown = sorted(set(options) - set(SEGMENT_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"find_jumps got unknown option(s) {', '.join(map(repr, unknown))}; the options of "
+            f"the segment model are {', '.join(SEGMENT_OPTIONS)}."
+        )
+    scale = date_scale(x) if is_dates(x) else None
+    x, y = _check(x if scale is None else scale(x), y, min_size)
     # the n × (n + 1) segment evidence of a shape: the process grows by about twice that
     # (300 MB at 4 000 observations, where one is 128 MB)
     check_dense(
@@ -407,6 +448,13 @@ def find_jumps(
     # the shapes of every model side by side, each model with prior mass 1 / len(models)
     # (the prior of the partitions depends on x alone: counted once for every model)
     prior_k = models[0].log_prior_counts()
+    if n_jumps is not None and prior_k[n_jumps] == -np.inf:
+        raise ValueError(
+            f"{n_jumps} jumps do not fit between the {len(np.unique(x))} distinct values of x "
+            f"with at least {min_size} observations per segment (jumps fall between distinct "
+            f"inputs); at most {int(np.flatnonzero(np.isfinite(prior_k)).max())} do: ask for "
+            "fewer jumps or lower min_size."
+        )
     parts = [m.count_evidence(prior_k) for m in models]
     logp = np.vstack([lp for lp, _ in parts]) - np.log(len(models))
     Es = [E for _, model_Es in parts for E in model_Es]
@@ -421,8 +469,6 @@ def find_jumps(
     report(f"{total} exact draws ({chains} chains × {draws})")
     # unconditional draws: (shape, count) jointly, then a partition
     g_all, k_all = _shapes_and_counts(logp, total, rng)
-    if decision not in ("mode", "f1"):
-        raise ValueError(f"decision must be 'f1' or 'mode'; got {decision!r}.")
     if n_jumps is not None or decision == "mode":
         # the count is known before any draw: one pass over the shapes draws both sets
         k_hat = int(np.argmax(p_k)) if n_jumps is None else int(n_jumps)
@@ -463,7 +509,7 @@ def find_jumps(
     p_models = np.bincount(owner, weights=_shape_mass(logp), minlength=len(models))
     model = models[int(np.argmax(p_models))]
     return JumpPosterior(
-        x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp, models, p_models
+        x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp, models, p_models, scale
     )
 
 
@@ -569,6 +615,12 @@ def _best_f1_count(
 def _numbers(values: object, name: str) -> np.ndarray:
     """``values`` as a flat float array, or an error that shows one value that is not (or
     that says the values are not one series)."""
+    if np.ma.is_masked(values):
+        k = int(np.flatnonzero(np.ma.getmaskarray(values))[0])
+        raise ValueError(
+            f"{name} is a masked array with masked values (first at position {k}), whose "
+            "masks are not read: drop those rows, in x and y, first."
+        )
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -585,8 +637,18 @@ def _numbers(values: object, name: str) -> np.ndarray:
     return array.ravel()
 
 
+def _check_count(name: str, value: object, low: int) -> None:
+    """Raise unless ``value`` is None or a whole number (not a bool) of at least ``low``."""
+    if value is None and name in ("n_jumps", "max_jumps"):
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a whole number; got {value!r}.")
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}; got {value}.")
+
+
 def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:
-    x = decimal_years(x) if is_dates(x) else _numbers(x, "x")
+    x = _numbers(x, "x")
     y = _numbers(y, "y")
     if x.shape != y.shape:
         raise ValueError(f"x has {x.size} values and y {y.size}; pass one y per x.")

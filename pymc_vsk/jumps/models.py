@@ -536,6 +536,40 @@ def location_posterior(
     return out
 
 
+def check_location_range(
+    x: np.ndarray,
+    lower: float,
+    upper: float,
+    n_jumps: int,
+    names: tuple[str, str] = ("lower", "upper"),
+) -> None:
+    """Raise ``ValueError`` unless the prior range (lower, upper) of the jump locations is an
+    interval holding at least ``n_jumps`` distinct inputs (the data tell jumps apart only
+    between inputs).
+
+    Parameters
+    ----------
+    x : array, shape (n,)
+        The inputs.
+    lower, upper : float
+        The range.
+    n_jumps : int
+        The number of jumps.
+    names : tuple of str, default ("lower", "upper")
+        How the message names the two bounds (the command's options, say).
+    """
+    low, high = names
+    if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
+        raise ValueError(f"{low} must be below {high}; got {lower:g} and {upper:g}.")
+    inside = np.unique(x[(x > lower) & (x < upper)])
+    if len(inside) < n_jumps:
+        raise ValueError(
+            f"{len(inside)} distinct x value(s) lie inside the location range "
+            f"({lower:g}, {upper:g}) while x spans [{x.min():g}, {x.max():g}]; {n_jumps} "
+            f"jump(s) need at least {n_jumps} to be told apart: widen {low}/{high}."
+        )
+
+
 def build_jump_model(
     X: npt.ArrayLike,
     y: npt.ArrayLike,
@@ -599,6 +633,7 @@ def build_jump_model(
     x0 = float(X_np.min())
     lower = x0 + 0.1 * span if lower is None else float(lower)
     upper = x0 + 0.9 * span if upper is None else float(upper)
+    check_location_range(X_np[:, 0], lower, upper, n_jumps)
     context = pm.Model.get_context(error_if_none=False)
     with context if context is not None else pm.Model() as model:
         amp_scale = 1.0 if standardize else span

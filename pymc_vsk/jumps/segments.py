@@ -1143,7 +1143,9 @@ class SegmentModel:
     def log_prior_counts(self) -> np.ndarray:
         """log P(K = k) + log P(partition | K = k) for k = 0..max_jumps.
 
-        P(K = k) ∝ ``count_decay**k`` (uniform by default).
+        P(K = k) ∝ ``count_decay**k`` (uniform by default) over the counts that the data
+        allow: with ties in x, a count may have no partition (jumps fall between distinct
+        inputs), and its prior is then 0 (−inf here).
 
         The partitions of each K are counted by the same forward recursion as the evidence
         (every allowed segment weighing 1), so ties in x and ``min_size`` are accounted for;
@@ -1155,8 +1157,11 @@ class SegmentModel:
         ones[sizes >= self.min_size] = 0.0
         ones[1:][np.diff(self.x) == 0] = -np.inf
         logc = partition_evidence(ones, self.max_jumps, self.min_size)[:, n]
-        log_k = np.arange(self.max_jumps + 1) * np.log(self.count_decay)
-        return log_k - logsumexp(log_k) - logc
+        possible = np.isfinite(logc)
+        log_k = np.where(
+            possible, np.arange(self.max_jumps + 1) * np.log(self.count_decay), -np.inf
+        )
+        return np.where(possible, log_k - logsumexp(log_k) - np.where(possible, logc, 0.0), -np.inf)
 
     def count_evidence(
         self, prior_k: np.ndarray | None = None
