@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         LocationPosterior,
         MarginalJumpGP,
         build_jump_model,
+        check_location_range,
         location_posterior,
     )
     from pymc_vsk.jumps.selection import select_jump_count
@@ -32,7 +33,14 @@ if TYPE_CHECKING:
 _WHERE = {
     **dict.fromkeys(("Jump", "JumpPosterior", "find_jumps"), "pymc_vsk.jumps.detection"),
     **dict.fromkeys(
-        ("Gaps", "LocationPosterior", "MarginalJumpGP", "build_jump_model", "location_posterior"),
+        (
+            "Gaps",
+            "LocationPosterior",
+            "MarginalJumpGP",
+            "build_jump_model",
+            "check_location_range",
+            "location_posterior",
+        ),
         "pymc_vsk.jumps.models",
     ),
     "select_jump_count": "pymc_vsk.jumps.selection",
@@ -45,6 +53,7 @@ __all__ = [
     "LocationPosterior",
     "MarginalJumpGP",
     "build_jump_model",
+    "check_location_range",
     "find_jumps",
     "location_posterior",
     "select_jump_count",

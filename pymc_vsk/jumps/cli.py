@@ -58,7 +58,7 @@ from pymc_vsk.arguments import (
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
-from pymc_vsk.jumps.dates import decimal_years
+from pymc_vsk.jumps.dates import decimal_years, to_datetimes
 from pymc_vsk.jumps.formatting import digits_for
 from pymc_vsk.progress import bars, report, settle_pymc
 
@@ -246,7 +246,6 @@ def _read_text(path: Path) -> str:
         )
     if path.is_dir():
         raise InputError(f"{path} is a directory; pass the CSV file inside it.")
-    first: UnicodeDecodeError | None = None
     try:
         raw = path.read_bytes()
     except OSError as err:
@@ -260,6 +259,7 @@ def _read_text(path: Path) -> str:
         )
     else:  # what spreadsheets on Windows save as "CSV" when not told UTF-8
         encodings = ["utf-8-sig", "cp1252"]
+    first: UnicodeDecodeError | None = None
     for encoding in encodings:
         try:
             text = raw.decode(encoding)
@@ -531,7 +531,7 @@ def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
         if text.map(_is_number).any():
             raise  # numbers mixed with something else: the number's error
         try:
-            when = _iso_dates(text)
+            when = to_datetimes(text, format="ISO8601")
         except (ValueError, TypeError, OverflowError):
             raise InputError(f"{err} Dates are read in ISO 8601 form (2001-03-31).") from None
     years = decimal_years(when)
@@ -541,17 +541,6 @@ def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
         file=sys.stderr,
     )
     return years
-
-
-def _iso_dates(text: pd.Series) -> pd.Series:
-    """ISO 8601 dates as pandas datetimes; dates whose UTC offsets differ (across a change
-    to or from summer time, or ``Z`` beside ``+01:00``) in UTC."""
-    try:
-        return pd.to_datetime(text, format="ISO8601")
-    except ValueError as err:
-        if "utc=True" not in str(err):
-            raise
-        return pd.to_datetime(text, format="ISO8601", utc=True)
 
 
 def _missing_cell(path: Path, column: str, cells: pd.Series, k: int) -> str:

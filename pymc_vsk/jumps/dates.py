@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["DateScale", "date_scale", "decimal_years", "is_dates"]
+__all__ = ["DateScale", "date_scale", "decimal_years", "is_dates", "to_datetimes"]
 
 
 def is_dates(x: object) -> bool:
@@ -49,6 +49,34 @@ def is_dates(x: object) -> bool:
     )
 
 
+def to_datetimes(values: object, format: str | None = None) -> pd.Series | pd.DatetimeIndex:
+    """pandas' ``to_datetime``, in UTC when the values' UTC offsets differ (across a change to
+    or from summer time, or ``Z`` beside ``+01:00``), which pandas refuses otherwise.
+
+    Parameters
+    ----------
+    values : array-like
+        Dates, or text that pandas reads as dates.
+    format : str, optional
+        pandas' format, e.g. ``"ISO8601"``.
+
+    Returns
+    -------
+    pandas Series or DatetimeIndex
+
+    Examples
+    --------
+    >>> [str(t) for t in to_datetimes(["2020-03-29T01:00+01:00", "2020-03-29T03:00+02:00"])]
+    ['2020-03-29 00:00:00+00:00', '2020-03-29 01:00:00+00:00']
+    """
+    try:
+        return pd.to_datetime(values, format=format)
+    except ValueError as err:
+        if "utc=True" not in str(err):
+            raise
+        return pd.to_datetime(values, format=format, utc=True)
+
+
 def _timestamps(dates: object) -> pd.Series:
     """Dates of any kind :func:`is_dates` accepts as a pandas Series of datetimes; a missing
     date is an error naming its position."""
@@ -57,12 +85,7 @@ def _timestamps(dates: object) -> pd.Series:
     elif not hasattr(dates, "dtype") or pd.api.types.is_object_dtype(dates.dtype):
         cells = np.asarray(dates, dtype=object).ravel()
         dates = [c.to_timestamp() if isinstance(c, pd.Period) else c for c in cells]
-    try:
-        out = pd.Series(pd.to_datetime(dates)).reset_index(drop=True)
-    except ValueError as err:
-        if "utc=True" not in str(err):
-            raise
-        out = pd.Series(pd.to_datetime(dates, utc=True)).reset_index(drop=True)
+    out = pd.Series(to_datetimes(dates)).reset_index(drop=True)
     if out.isna().any():
         k = int(np.argmax(out.isna().to_numpy()))
         raise ValueError(

@@ -72,6 +72,7 @@ __all__ = [
     "LocationPosterior",
     "MarginalJumpGP",
     "build_jump_model",
+    "check_location_range",
     "location_posterior",
 ]
 
