@@ -1202,6 +1202,19 @@ def test_bad_arguments_of_find_jumps_are_named(option, error, message):
         find_jumps(x, np.sin(x), **option)
 
 
+def test_durations_are_read_in_seconds_whatever_their_unit():
+    """Elapsed times (numpy timedelta64 of any unit, pandas timedeltas) as x, and durations
+    (a race's winning times) as y, are seconds."""
+    x = np.arange(40.0)
+    y = np.where(x < 20, 100.0, 130.0) + np.sin(x)
+    base = find_jumps(60 * x, y, draws=100, chains=2)
+    for xs in (x.astype("timedelta64[m]"), pd.to_timedelta(x, unit="min")):
+        post = find_jumps(xs, pd.to_timedelta(y, unit="s"), draws=100, chains=2)
+        np.testing.assert_allclose(post.x, base.x)
+        np.testing.assert_allclose(post.y, base.y)
+        assert [j.location for j in post.jumps] == [j.location for j in base.jumps] == [1170.0]
+
+
 def test_masked_values_are_refused_not_read():
     x = np.arange(30.0)
     y = np.ma.masked_array(np.sin(x), mask=x == 4)

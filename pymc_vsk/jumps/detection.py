@@ -297,7 +297,8 @@ def find_jumps(
     Parameters
     ----------
     x, y : array, shape (n,)
-        Inputs and observations, any order and units; ties in x are allowed. Dates
+        Inputs and observations, any order and units; ties in x are allowed; durations
+        (``timedelta64``, pandas timedeltas) are read in seconds. Dates
         (``datetime64``, pandas datetimes) are read as decimal years
         (:func:`~pymc_vsk.jumps.dates.decimal_years`), the units of the answer's locations.
     n_jumps : int, optional
@@ -621,6 +622,8 @@ def _numbers(values: object, name: str) -> np.ndarray:
             f"{name} is a masked array with masked values (first at position {k}), whose "
             "masks are not read: drop those rows, in x and y, first."
         )
+    if pd.api.types.is_timedelta64_dtype(getattr(values, "dtype", None)):
+        values = np.asarray(values, dtype="timedelta64[ns]") / np.timedelta64(1, "s")
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
