@@ -216,6 +216,12 @@ def test_numbers_grouped_by_thousands_beside_whole_numbers_are_refused(tmp_path,
         r"\(line 2\); write the numbers without thousands separators",
         str(info.value),
     ), str(info.value)
+    # read as decimals they fit the whole numbers: decimals
+    if sep != "," or mark == ".":
+        cells = [v.replace(".", mark) for v in ("995.125", "1120", "1003", "998")]
+        near = f"year{sep}flow\n" + "".join(f"{1900 + i}{sep}{v}\n" for i, v in enumerate(cells))
+        _, y = read_xy(write(tmp_path, near), "year", "flow", min_rows=4)
+        np.testing.assert_allclose(y, [995.125, 1120, 1003, 998])
     # three decimals throughout, or beside other decimals, are decimals
     decimals = text.replace("990", "0,990" if mark == "," else "0.990").replace("997", "0,5")
     if sep != "," or mark == ".":

@@ -348,23 +348,32 @@ def _blank_separated(path: Path, text: str) -> str:
 
 
 def _check_grouping(path: Path, column: str, cells: pd.Series) -> None:
-    """Refuse a column whose only separated numbers look grouped by thousands (``1,000``,
-    ``1.000``) beside whole numbers written without (``997``): as decimals the column would
-    jump a hundredfold where it reaches a thousand, so the file means thousands, and which
-    separator marks them cannot be read from it."""
+    """Refuse a column where numbers that look grouped by thousands (``1,000``, ``1.000``)
+    sit beside whole numbers written without (``997``), when read so they fit those whole
+    numbers better than read as decimals: the file then likely means thousands, and which
+    separator marks them cannot be read from it (``995.125`` beside ``1120`` reads as a
+    decimal)."""
     text = cells[~_missing(cells)].str.strip()
-    separated = text.str.contains(r"[.,]")
-    grouped = text.str.match(_GROUPED).astype(bool)
-    whole = text.str.match(_WHOLE).astype(bool)
-    if not grouped.any() or not whole.any() or (separated & ~grouped).any():
+    grouped = text[text.str.match(_GROUPED).astype(bool)]
+    whole = text[text.str.match(_WHOLE).astype(bool)]
+    if grouped.empty or whole.empty or text.str.contains(r"\d[.,]\d{0,2}$|\d[.,]\d{4,}$").any():
         return
-    (line, cell), (at, number) = next(iter(text[grouped].items())), next(iter(text[whole].items()))
-    digits = re.sub(r"[.,]", "", cell)
+    as_decimals = grouped.str.replace(",", ".").astype(float).abs()
+    as_thousands = grouped.str.replace(r"[.,]", "", regex=True).astype(float).abs()
+    scale = np.log10(np.median(whole.astype(float).abs()))
+
+    def distance(values: pd.Series) -> float:
+        return abs(np.log10(max(np.median(values), 1e-300)) - scale)
+
+    if distance(as_thousands) >= distance(as_decimals):
+        return
+    (line, cell), (at, number) = next(iter(grouped.items())), next(iter(whole.items()))
     raise InputError(
-        f"{path}, line {line}, column {column!r}: {cell!r} reads as {float(digits):g} with a "
-        f"thousands separator or as {float(cell.replace(',', '.')):g} with three decimals, and "
-        f"the column also holds whole numbers such as {number!r} (line {at}); write the numbers "
-        "without thousands separators."
+        f"{path}, line {line}, column {column!r}: {cell!r} reads as "
+        f"{float(re.sub(r'[.,]', '', cell)):g} with a thousands separator or as "
+        f"{float(cell.replace(',', '.')):g} with three decimals, and the column also holds "
+        f"whole numbers such as {number!r} (line {at}); write the numbers without thousands "
+        "separators."
     )
 
 
