@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -23,7 +24,11 @@ from pymc_vsk import progress
 from pymc_vsk.jumps import cli as detect
 from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
 
-__all__ = ["build_parser", "main"]
+__all__ = ["BROKEN_PIPE", "build_parser", "main"]
+
+#: Exit status when the reader of standard output goes away (``pymc-vsk ... | head``): the
+#: status a shell reports for a program that the signal SIGPIPE ended, as Unix tools are.
+BROKEN_PIPE = 128 + 13
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -80,12 +85,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(argv).parse_args(argv)
-    with _progress(args):
-        if args.command == "reproduce":
-            progress.report(f"reproduce {args.experiment}: {EXPERIMENTS[args.experiment][1]}")
-            return load(args.experiment).main(args)
-        if args.command == "detect-jumps":
-            return detect.main(args)
+    try:
+        with _progress(args):
+            if args.command == "reproduce":
+                progress.report(f"reproduce {args.experiment}: {EXPERIMENTS[args.experiment][1]}")
+                return load(args.experiment).main(args)
+            if args.command == "detect-jumps":
+                return detect.main(args)
+    except BrokenPipeError:
+        # the reader of stdout has gone (``| head``): stop as Unix tools do, without a
+        # traceback, and send what Python still flushes at exit nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
     raise AssertionError(f"unhandled command {args.command!r}")  # argparse rejects others
 
 

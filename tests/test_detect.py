@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from benchmarks.jump_seeds import monthly
-from pymc_vsk.cli import main
+from pymc_vsk.cli import BROKEN_PIPE, main
 from pymc_vsk.jumps.cli import NOT_CONVERGED, InputError, default_location_range, read_xy
 from tests.conftest import seed
 
@@ -524,6 +524,55 @@ def test_console_script_reports_errors_with_exit_status_2(tmp_path):
     )
     assert result.returncode == 2
     assert "x.csv: no such file" in result.stderr
+
+
+def test_a_reader_that_leaves_early_costs_no_traceback_and_no_file(tmp_path):
+    """``pymc-vsk detect-jumps ... | head -1``: when stdout's reader has gone, the command
+    still writes the JSON and the figure, then stops with the status of a program that
+    SIGPIPE ended (141), without a traceback."""
+    x = np.arange(40)
+    y = np.where(x < 20, 0.0, 3.0) + np.sin(x)
+    data = tmp_path / "d.csv"
+    pd.DataFrame({"t": x, "v": y}).to_csv(data, index=False)
+    argv = ["detect-jumps", str(data), "--x", "t", "--y", "v", "--quiet", "--draws", "200"]
+    argv += ["--json", str(tmp_path / "d.json"), "--plot", str(tmp_path / "d.png")]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "pymc_vsk", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+    )
+    child.stdout.close()  # gone before the first line
+    err = child.stderr.read().decode()
+    assert child.wait() == BROKEN_PIPE == 141, err
+    assert "Traceback" not in err, err
+    assert json.loads((tmp_path / "d.json").read_text())["n_jumps"] == 1
+    assert (tmp_path / "d.png").stat().st_size > 0
+
+
+def test_dated_series_are_summarised_with_their_dates(tmp_path, capsys):
+    """ISO dates in the file: the summary writes each place and interval as dates too, and
+    the JSON is that of the decimal years."""
+    months = pd.date_range("2001-01-01", periods=60, freq="MS")
+    y = np.where(np.arange(60) < 32, 1.0, 3.0) + 0.4 * np.random.default_rng(1).normal(size=60)
+    dated = tmp_path / "dated.csv"
+    pd.DataFrame({"month": months.strftime("%Y-%m-%d"), "v": y}).to_csv(dated, index=False)
+    years = tmp_path / "years.csv"
+    pd.DataFrame({"month": months.year + (months.month - 1) / 12, "v": y}).to_csv(
+        years, index=False
+    )
+    outs, answers = [], []
+    for path in (dated, years):
+        answer = path.with_suffix(".json")
+        argv = ["--x", "month", "--y", "v", "--draws", "200", "--json", answer, "--quiet"]
+        code, out, _ = run_cli(capsys, path, *argv)
+        assert code == 0
+        outs.append(out)
+        answers.append(json.loads(answer.read_text()))
+    jump = "jump 1: at 2003.62 (between 2003-08 and 2003-09), 94% interval [2003.58, 2003.67] "
+    assert jump + "(2003-08 to 2003-09)" in outs[0], outs[0]
+    assert "(2001-01 to 2005-12, in decimal years)" in outs[0] and "2003-08" not in outs[1]
+    assert answers[0] == answers[1]
 
 
 # -- a successful run ----------------------------------------------------------------------------

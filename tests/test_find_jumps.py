@@ -1166,6 +1166,25 @@ def test_dates_of_every_kind_give_the_answer_of_their_decimal_years():
         find_jumps(dates.where(np.arange(x.size) != 3), y)
 
 
+@pytest.mark.parametrize(
+    ("dates", "between"),
+    [
+        (pd.date_range("1871-01-01", periods=40, freq="YS"), "between 1890 and 1891"),
+        (pd.date_range("2020-01-01", periods=40, freq="D"), "between 2020-01-20 and 2020-01-21"),
+        (
+            pd.date_range("2020-03-28 20:00", periods=40, freq="h", tz="Europe/Berlin"),
+            "between 2020-03-29 14:00 and 2020-03-29 15:00",  # UTC: the clocks changed at 1:00
+        ),
+    ],
+)
+def test_the_summary_writes_dated_places_as_dates_to_the_data_s_resolution(dates, between):
+    y = np.where(np.arange(40) < 20, 0.0, 3.0) + np.sin(np.arange(40))
+    post = find_jumps(dates, y, draws=100, chains=2)
+    jump = next(line for line in post.summary().splitlines() if line.startswith("jump 1"))
+    assert f"({between})" in jump, jump
+    assert find_jumps(post.x, y, draws=100, chains=2).jumps == post.jumps
+
+
 def test_few_distinct_inputs_cap_the_count_at_what_fits_between_them():
     """Jumps fall between distinct inputs: with 8 distinct x, at most 7 jumps; the counts
     that cannot be have probability 0, and asking for one of them says why."""

@@ -122,6 +122,7 @@ def read_xy(
     *,
     min_rows: int = 2 * MIN_ROWS_PER_SEGMENT,
     drop_missing: bool = True,
+    dates: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Read the numeric columns ``x`` and ``y`` of a CSV file with a header row, sorted by x.
 
@@ -157,11 +158,16 @@ def read_xy(
     drop_missing : bool, default True
         Leave out rows whose ``y`` is missing (an empty cell, or a marker of :data:`MISSING`:
         NA, n/a, #N/A, nan, null, none, - or .); ``False`` makes them an error.
+    dates : bool, default False
+        Return a column of dates as the dates themselves (numpy ``datetime64``, or pandas
+        ``Timestamp`` objects when they carry a time zone), for
+        :func:`~pymc_vsk.jumps.detection.find_jumps`, instead of decimal years.
 
     Returns
     -------
     x : array, shape (n,)
-        Inputs, sorted increasingly (ties keep their file order).
+        Inputs, sorted increasingly (ties keep their file order); decimal years for a column
+        of dates, unless ``dates``.
     y : array, shape (n,)
         Observations in the same order.
 
@@ -228,14 +234,17 @@ def read_xy(
         _check_grouping(path, name, cells)
     if rows.attrs["separator"] != ",":
         columns = {name: _decimal_points(cells) for name, cells in columns.items()}
-    values = {x: _inputs(path, x, columns[x]), y: _numbers(path, y, columns[y])}
-    order = np.argsort(values[x], kind="stable")
-    xs, ys = values[x][order], values[y][order]
+    xs, when = _inputs(path, x, columns[x])
+    ys = _numbers(path, y, columns[y])
+    order = np.argsort(xs, kind="stable")
+    xs, ys = xs[order], ys[order]
     if len(np.unique(xs)) < 2:
         raise InputError(
             f"{path}: column {x!r} holds a single distinct value ({xs[0]:g}); the inputs need "
             "to vary for a jump location to mean anything."
         )
+    if dates and when is not None:
+        return when.to_numpy()[order], ys
     return xs, ys
 
 
@@ -527,10 +536,11 @@ def _missing(cells: pd.Series) -> np.ndarray:
     return (cells.isna() | cells.str.strip().str.lower().isin(MISSING)).to_numpy()
 
 
-def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
-    """The x column as floats: numbers, or ISO 8601 dates as decimal years (with a notice)."""
+def _inputs(path: Path, column: str, cells: pd.Series) -> tuple[np.ndarray, pd.Series | None]:
+    """The x column as floats: numbers, or ISO 8601 dates as decimal years (with a notice);
+    and the dates, when it holds dates."""
     try:
-        return _numbers(path, column, cells)
+        return _numbers(path, column, cells), None
     except InputError as err:
         text = cells.str.strip()
         missing = _missing(cells)
@@ -549,7 +559,7 @@ def _inputs(path: Path, column: str, cells: pd.Series) -> np.ndarray:
         f"({when.iloc[0]:%Y-%m-%d} is {years[0]:.4f}).",
         file=sys.stderr,
     )
-    return years
+    return years, when
 
 
 def _missing_cell(path: Path, column: str, cells: pd.Series, k: int) -> str:
@@ -1102,7 +1112,13 @@ def main(args: argparse.Namespace) -> int:
                 figure = None
         k_min = args.jumps if args.jumps is not None else 0
         report(f"detect-jumps: reading {args.csv}")
-        x, y = read_xy(args.csv, args.x, args.y, min_rows=MIN_ROWS_PER_SEGMENT * (k_min + 1))
+        x, y = read_xy(
+            args.csv,
+            args.x,
+            args.y,
+            min_rows=MIN_ROWS_PER_SEGMENT * (k_min + 1),
+            dates=not nuts,  # find_jumps writes the places of dated jumps as dates too
+        )
         if args.jumps is None and len(x) < 2 * MIN_ROWS_PER_SEGMENT:
             print(
                 f"pymc-vsk detect-jumps: {len(x)} observations leave no room for a jump "
@@ -1148,18 +1164,23 @@ def main(args: argparse.Namespace) -> int:
     except InputError as err:
         print(f"pymc-vsk detect-jumps: error: {err}", file=sys.stderr)
         return 2
-    print(result.summary())
+    # the files first, the text after: a reader of stdout that leaves early (``| head``)
+    # does not cost the files
+    saved = []
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
-        print(f"saved {args.json}")
+        saved.append(args.json)
     if figure is not None:
         if nuts:
             fig = plot_detection(result, x_label=args.x, y_label=args.y)
         else:
             fig = plot_jump_posterior(result, x_label=args.x, y_label=args.y)
         fig.savefig(figure, dpi=120, bbox_inches="tight")
-        print(f"saved {figure}")
+        saved.append(figure)
+    print(result.summary())
+    for path in saved:
+        print(f"saved {path}")
     if not result.diagnostics.ok:
         print(
             "pymc-vsk detect-jumps: the draws did not pass the diagnostics "

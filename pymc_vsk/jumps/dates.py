@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["DateScale", "date_scale", "decimal_years", "is_dates", "to_datetimes"]
+__all__ = ["DateScale", "date_labels", "date_scale", "decimal_years", "is_dates", "to_datetimes"]
 
 
 def is_dates(x: object) -> bool:
@@ -92,8 +92,13 @@ def _timestamps(dates: object) -> pd.Series:
             f"x holds a missing date (NaT) at position {k}; drop or fill the rows without a "
             "date first."
         )
-    if out.dt.tz is not None:  # the calendar of their own time zone
-        out = out.dt.tz_localize(None)
+    if out.dt.tz is not None:
+        local = out.dt.tz_localize(None)
+        utc = out.dt.tz_convert("UTC").dt.tz_localize(None)
+        # calendar days are their own time zone's; instants whose UTC offsets differ (across
+        # a change to summer time, where local clocks skip or repeat an hour) are UTC's
+        days = (local == local.dt.normalize()).all()
+        out = local if days or (local - utc).nunique() == 1 else utc
     return out
 
 
@@ -120,6 +125,56 @@ class DateScale(NamedTuple):
             return (12 * year + month - 1) / 12.0
         first = pd.Timestamp(year=self.first_year, month=1, day=1)
         return self.first_year + (dates - first).dt.total_seconds().to_numpy() / (365.25 * 86400.0)
+
+
+def _dates_of(scale: DateScale, years: np.ndarray) -> pd.DatetimeIndex:
+    """The dates that ``scale`` maps to ``years`` (its inverse; months start on their 1st)."""
+    years = np.atleast_1d(np.asarray(years, dtype=float))
+    if scale.by_month:
+        months = np.floor(12.0 * years + 1e-6).astype(np.int64)
+        parts = {"year": months // 12, "month": months % 12 + 1, "day": np.ones_like(months)}
+        return pd.DatetimeIndex(pd.to_datetime(pd.DataFrame(parts)))
+    first = pd.Timestamp(year=scale.first_year, month=1, day=1)
+    seconds = (years - scale.first_year) * 365.25 * 86400.0
+    return pd.DatetimeIndex(first + pd.to_timedelta(seconds, unit="s")).round("us")
+
+
+def date_labels(scale: DateScale, years: np.ndarray, data: np.ndarray) -> list[str]:
+    """``years`` written as dates, to the resolution of the data's own dates.
+
+    Parameters
+    ----------
+    scale : DateScale
+        The scale of the data's dates.
+    years : array
+        Decimal years to write (inputs of the data, such as the ends of an interval).
+    data : array
+        The data's inputs, in decimal years: whole years give ``2001``, months ``2001-08``,
+        days ``2001-08-31``, times of day ``2001-08-31 14:30`` (with seconds when they
+        have some).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> months = pd.date_range("2001-01-01", periods=12, freq="MS")
+    >>> scale = date_scale(months)
+    >>> date_labels(scale, [2001.5, 2001.75], scale(months))
+    ['2001-07', '2001-10']
+    >>> days = pd.date_range("2001-01-01", periods=40, freq="D")
+    >>> date_labels(date_scale(days), [2001.1], decimal_years(days))
+    ['2001-02-06']
+    """
+    own = _dates_of(scale, data).round("ms")  # decimal years carry rounding errors
+    if scale.by_month:
+        form = "%Y" if (own.month == own.month[0]).all() else "%Y-%m"
+    elif (own == own.normalize()).all():
+        form = "%Y-%m-%d"
+    else:
+        form = "%Y-%m-%d %H:%M" + ("" if (own.round("s").second == 0).all() else ":%S")
+    return [d.strftime(form) for d in _dates_of(scale, years).round("ms")]
 
 
 def date_scale(dates: object) -> DateScale:
@@ -150,8 +205,8 @@ def decimal_years(dates: object) -> np.ndarray:
     is 1/12 apart; other dates (daily, weekly, with times of day) are the first year plus the
     days since its 1 January over 365.25, so that every day is as long. Either way a season
     of whole months or days stays a whole number of steps. Dates with a time zone are read in
-    its calendar; dates whose UTC offsets differ (across a change to or from summer time)
-    are read in UTC.
+    its calendar, but times of day whose UTC offsets differ (across a change to or from
+    summer time, where local clocks skip or repeat an hour) are read in UTC.
 
     Parameters
     ----------

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import xarray as xr
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import logsumexp
 
 from pymc_vsk.diagnostics import Diagnostics, diagnose
-from pymc_vsk.jumps.dates import DateScale, date_scale, is_dates
+from pymc_vsk.jumps.dates import DateScale, date_labels, date_scale, is_dates
 from pymc_vsk.jumps.formatting import digits_for
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.seasons import find_period
@@ -188,10 +189,10 @@ class JumpPosterior:
         """The count probabilities, each jump and the diagnostics, as text."""
         ks = ", ".join(f"P(K={k}) = {p:.3f}" for k, p in enumerate(self.p_n_jumps) if p >= 5e-4)
         d = digits_for(self.x)
-        lines = [
-            f"{len(self.x)} observations, x in [{self.x[0]:.{d}g}, {self.x[-1]:.{d}g}]",
-            f"number of jumps: {self.n_jumps}   ({ks})",
-        ]
+        first = f"{len(self.x)} observations, x in [{self.x[0]:.{d}g}, {self.x[-1]:.{d}g}]"
+        if self.dates is not None:
+            first += " ({} to {}, in decimal years)".format(*self._dates(self.x[[0, -1]]))
+        lines = [first, f"number of jumps: {self.n_jumps}   ({ks})"]
         lines.append(
             "smooth part: "
             + ", ".join(f"{name} (P = {p:.3f})" for name, p in self.p_smooth_part.items())
@@ -206,9 +207,14 @@ class JumpPosterior:
             )
         for k, jump in enumerate(self.jumps, 1):
             lo, hi = jump.interval
+            at, within = f"{jump.location:.{d}g}", f"[{lo:.{d}g}, {hi:.{d}g}]"
+            if self.dates is not None:
+                c = int(np.searchsorted(self.x, jump.location))  # x[c - 1] < location <= x[c]
+                at += " (between {} and {})".format(*self._dates(self.x[[c - 1, c]]))
+                within += " ({} to {})".format(*self._dates([lo, hi]))
             lines.append(
-                f"jump {k}: at {jump.location:.{d}g}, {PROB:.0%} interval "
-                f"[{lo:.{d}g}, {hi:.{d}g}], P(a jump there) = {jump.probability:.3f}"
+                f"jump {k}: at {at}, {PROB:.0%} interval {within}, "
+                f"P(a jump there) = {jump.probability:.3f}"
             )
         wild = self.outliers
         if len(wild):
@@ -218,6 +224,11 @@ class JumpPosterior:
             )
         lines += ["", "diagnostics of the draws:", str(self.diagnostics)]
         return "\n".join(lines)
+
+    def _dates(self, years: npt.ArrayLike) -> list[str]:
+        """Inputs in decimal years written as the dates of x, to their resolution."""
+        assert self.dates is not None
+        return date_labels(self.dates, np.asarray(years, dtype=float), self.x)
 
     @cached_property
     def p_smooth_part(self) -> dict[str, float]:
