@@ -15,7 +15,8 @@ file's units; x may also hold ISO 8601 dates, read as decimal years
 
 Exit status: 0 when the draws pass the diagnostics (r̂ ≤ 1.01, bulk and tail ESS ≥ 400, no
 divergences), :data:`NOT_CONVERGED` (3) when they do not (the message says what to do; the
-results are still written), 2 on bad input.
+results are still written), 2 on bad input, and 141 when the reader of standard output goes
+away (:data:`pymc_vsk.cli.BROKEN_PIPE`), after the files are written.
 
 pandas reads the file (its python engine, which rejects malformed quoting), every cell as
 text, with the separator of its header line (:func:`separator`: commas, or else tabs,

@@ -895,9 +895,10 @@ class SegmentModel:
         learning its scale afresh, and stretches of larger swings (noise that is not as
         independent as the model's) are not cut off as pieces of their own.
         ``level_sd`` and ``a0`` were chosen together on the jump benchmark of the
-        documentation (19 annotated real series, 60 synthetic ones): 3 and 12 lie on a
-        plateau (``a0`` from 8 to 24) that scored better on every group of series than free
-        noise scales with a vague prior of the levels (``a0=1``, ``level_sd=32``).
+        documentation, when it held 19 annotated real series and 60 synthetic ones: 3 and
+        12 lie on a plateau (``a0`` from 8 to 24) that scored better on every group of
+        series than free noise scales with a vague prior of the levels (``a0=1``,
+        ``level_sd=32``).
     min_lengthscale : float, default 1.0
         Shortest ℓ of the grid, in median node spacings. Short length scales let cycles with
         sharp peaks (sunspots, population cycles, seasons) be smooth rather than cut into
