@@ -550,9 +550,10 @@ def test_a_reader_that_leaves_early_costs_no_traceback_and_no_file(tmp_path):
     assert (tmp_path / "d.png").stat().st_size > 0
 
 
-def test_dated_series_are_summarised_with_their_dates(tmp_path, capsys):
+def test_dated_series_are_summarised_with_their_dates(tmp_path, capsys, monkeypatch):
     """ISO dates in the file: the summary writes each place and interval as dates too, and
     the JSON is that of the decimal years."""
+    monkeypatch.chdir(tmp_path)  # the default figures, <csv name>-jumps.png, go here
     months = pd.date_range("2001-01-01", periods=60, freq="MS")
     y = np.where(np.arange(60) < 32, 1.0, 3.0) + 0.4 * np.random.default_rng(1).normal(size=60)
     dated = tmp_path / "dated.csv"
@@ -567,6 +568,7 @@ def test_dated_series_are_summarised_with_their_dates(tmp_path, capsys):
         argv = ["--x", "month", "--y", "v", "--draws", "200", "--json", answer, "--quiet"]
         code, out, _ = run_cli(capsys, path, *argv)
         assert code == 0
+        assert (tmp_path / f"{path.stem}-jumps.png").stat().st_size > 0
         outs.append(out)
         answers.append(json.loads(answer.read_text()))
     jump = "jump 1: at 2003.62 (between 2003-08 and 2003-09), 94% interval [2003.58, 2003.67] "
