@@ -104,6 +104,36 @@ def warn_if_negligible(reach: np.ndarray, where: str, stacklevel: int = 3) -> No
         )
 
 
+def warn_if_constant(psi: ScalingFunction, X: np.ndarray, stacklevel: int = 3) -> None:
+    """Warn (:class:`NegligibleScalingWarning`) if a fixed ψ takes one value on all of ``X``.
+
+    The lifted coordinate then adds nothing to any distance, and the VSK is the stationary
+    kernel, whatever the length scales: most often a jump placed outside the data, or given
+    in other units than ``X``.
+
+    Parameters
+    ----------
+    psi : ScalingFunction
+    X : ndarray, shape (n, d)
+        The training inputs.
+    stacklevel : int, default 3
+    """
+    if psi.is_random or len(X) < 2:
+        return
+    values = np.asarray(psi.numpy(X), dtype=float).reshape(len(X), -1)
+    flat = np.flatnonzero(np.ptp(values, axis=0) == 0)
+    if flat.size:
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        warnings.warn(
+            f"ψ = {psi!r} is constant over the training inputs (coordinate(s) {flat.tolist()}, "
+            f"value {_g(values[0, flat])}; X spans {_g(lo)} to {_g(hi)}), so the VSK is the "
+            "stationary kernel. Give ψ's parameters (a jump's location) in the units of X and "
+            "inside its range.",
+            NegligibleScalingWarning,
+            stacklevel=stacklevel,
+        )
+
+
 def _is_one(value: Any) -> bool:
     return not isinstance(value, Variable) and np.all(np.asarray(value) == 1.0)
 

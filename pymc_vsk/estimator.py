@@ -14,6 +14,7 @@ grid that changes the model, not once per fold.
 
 from __future__ import annotations
 
+import copy
 import threading
 import warnings
 from collections import OrderedDict
@@ -25,9 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pymc as pm
-import pytensor.tensor as pt
 import xarray as xr
-from pytensor.graph.replace import clone_replace
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import Tags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -38,9 +37,10 @@ from pymc_vsk.fitting import MapResult, MultimodalWarning, fit_map
 from pymc_vsk.kernels import kernel_class
 from pymc_vsk.models import build_model, set_data
 from pymc_vsk.prediction import Prediction, Predictor
-from pymc_vsk.priors import UNIT_DRIFT, default_priors, y_scale
+from pymc_vsk.priors import UNIT_DRIFT, y_scale
 from pymc_vsk.samplers import choose_sampler, compiled_nutpie, has_compiled_nutpie
 from pymc_vsk.scaling import ScalingFunction
+from pymc_vsk.validation import as_float_array
 
 __all__ = ["EXPECTED_FAILED_CHECKS", "METHODS", "PRIORS", "VSKRegressor"]
 
@@ -223,13 +223,15 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
             refuse.
         """
         self._check_params()
+        _refuse_times(X)
         # copies, as scikit-learn's GPs keep (copy_X_train): the shared model swaps back to
         # these arrays whenever this estimator predicts, whatever the caller did to its own
         X, y = validate_data(
             self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=3, order="C", copy=True
         )
         y = np.array(y, dtype=np.float64, order="C")  # validate_data converts X only
-        shared = _shared_model(self._key(X.shape[1], y), self, X, y)
+        config = _Configuration.of(self)
+        shared = _shared_model(config, X, y)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         with shared.using(X, y):
             if self.method == "map":
@@ -249,7 +251,7 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
                 post = posterior(self.idata_)
                 values = {n: np.asarray(post[n].mean()) for n in post.data_vars}
         self.__dict__.pop("idata_" if self.method == "map" else "map_", None)  # a refit
-        self._shared = shared
+        self._shared, self._configuration = shared, config
         self.model_, self.gp_ = shared.model, shared.gp
         self.X_train_, self.y_train_ = X, y
         self.lengthscale_ = float(values["ls"])
@@ -313,20 +315,6 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
                 "give them fixed values, or build the model with pymc_vsk.build_model."
             )
 
-    def _key(self, width: int, y: np.ndarray) -> Hashable:
-        """What a shared model must have in common with this fit: the configuration, and
-        the scale of y within a factor of :data:`~pymc_vsk.priors.UNIT_DRIFT` (the mean is
-        sampled in units of the sd(y) the model was built with: NUTS's first steps, ±2
-        such units, must be a few sds of the data now)."""
-        return (
-            width,
-            kernel_class(self.kernel),
-            _fingerprint(self.psi),
-            self.priors,
-            bool(self.standardize),
-            round(float(np.log(y_scale(y)) / np.log(UNIT_DRIFT))) if self.standardize else None,
-        )
-
     # -- prediction ---------------------------------------------------------------------------
     def predict(
         self, X: npt.ArrayLike, return_std: bool = False, return_cov: bool = False
@@ -360,6 +348,7 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         if return_std and return_cov:
             raise RuntimeError("At most one of return_std or return_cov can be requested.")
         check_is_fitted(self)
+        _refuse_times(X)
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         with self._shared_model().using(self.X_train_, self.y_train_):
             pred = self._prediction(X)
@@ -393,6 +382,7 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         ndarray, shape (n_samples_X, n_samples)
         """
         check_is_fitted(self)
+        _refuse_times(X)
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
         with self._shared_model().using(self.X_train_, self.y_train_):
@@ -426,10 +416,8 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
     # -- shared model, pickling, tags ---------------------------------------------------------
     def _shared_model(self) -> _SharedModel:
         shared = getattr(self, "_shared", None)
-        if shared is None:  # unpickled: find or build the model again
-            shared = _shared_model(
-                self._key(self.n_features_in_, self.y_train_), self, self.X_train_, self.y_train_
-            )
+        if shared is None:  # unpickled: find or build the model it was fitted with again
+            shared = _shared_model(self._configuration, self.X_train_, self.y_train_)
             self._shared = shared
             self.model_, self.gp_ = shared.model, shared.gp
         return shared
@@ -478,14 +466,22 @@ def _fingerprint(obj: object) -> Hashable:
     return obj
 
 
+def _refuse_times(X: object) -> None:
+    """Refuse dates and durations (scikit-learn's checks would turn them into tick counts)."""
+    dtypes = getattr(X, "dtypes", None)  # a DataFrame's columns
+    kinds = set() if dtypes is None else {getattr(d, "kind", "O") for d in np.atleast_1d(dtypes)}
+    if not kinds and isinstance(X, np.ndarray | list | tuple):
+        kinds = {np.asarray(X).dtype.kind}
+    if kinds & {"m", "M", "O"}:
+        as_float_array(np.asarray(X), "X")
+
+
 @dataclass(eq=False)
 class _SharedModel:
     """One PyMC model of a configuration and input width, and how to swap data into it."""
 
     model: pm.Model
     gp: Any
-    standardize: bool
-    prior_data: dict[str, list[str]] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
     current: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -498,38 +494,50 @@ class _SharedModel:
             yield
 
     def _swap(self, X: np.ndarray, y: np.ndarray) -> None:
-        set_data(self.model, X, y)
-        if self.prior_data:
-            values = _prior_values(X, y)
-            pm.set_data(
-                {
-                    container: values[name][i]
-                    for name, containers in self.prior_data.items()
-                    for i, container in enumerate(containers)
-                },
-                model=self.model,
-            )
+        set_data(self.model, X, y)  # the default priors' containers follow the data
         self.current = (X, y)
-
-
-def _prior_values(X: np.ndarray, y: np.ndarray) -> dict[str, list[np.ndarray]]:
-    """The numeric parameters of :func:`pymc_vsk.priors.default_priors` for data ``X, y``."""
-    return {
-        name: [np.asarray(p.data, dtype=float) for p in spec.owner.op.dist_params(spec.owner)]
-        for name, spec in default_priors(X, y).items()
-    }
 
 
 _SHARED: OrderedDict[Hashable, _SharedModel] = OrderedDict()
 _SHARED_LOCK = threading.Lock()
 
 
-def _shared_model(key: Hashable, est: VSKRegressor, X: np.ndarray, y: np.ndarray) -> _SharedModel:
-    """The model for ``key``, built with ``X, y`` on first use."""
+@dataclass(frozen=True)
+class _Configuration:
+    """The parameters of a :class:`VSKRegressor` that make its model, as they were at ``fit``
+    (``set_params`` afterwards does not change a fitted estimator, pickled or not)."""
+
+    kernel: Any
+    psi: Any
+    priors: str
+    standardize: bool
+
+    @classmethod
+    def of(cls, est: VSKRegressor) -> _Configuration:
+        return cls(est.kernel, copy.deepcopy(est.psi), est.priors, bool(est.standardize))
+
+    def key(self, width: int, y: np.ndarray) -> Hashable:
+        """What a shared model must have in common with this fit: the configuration, and
+        the scale of y within a factor of :data:`~pymc_vsk.priors.UNIT_DRIFT` (the mean is
+        sampled in units of the sd(y) the model was built with: NUTS's first steps, ±2
+        such units, must be a few sds of the data now)."""
+        return (
+            width,
+            kernel_class(self.kernel),
+            _fingerprint(self.psi),
+            self.priors,
+            self.standardize,
+            round(float(np.log(y_scale(y)) / np.log(UNIT_DRIFT))) if self.standardize else None,
+        )
+
+
+def _shared_model(config: _Configuration, X: np.ndarray, y: np.ndarray) -> _SharedModel:
+    """The model of ``config`` for data like ``X, y``, built with them on first use."""
+    key = config.key(X.shape[1], y)
     with _SHARED_LOCK:
         shared = _SHARED.get(key)
         if shared is None:
-            shared = _build(est, X, y)
+            shared = _build(config, X, y)
             _SHARED[key] = shared
             while len(_SHARED) > MAX_SHARED_MODELS:
                 _SHARED.popitem(last=False)
@@ -537,30 +545,15 @@ def _shared_model(key: Hashable, est: VSKRegressor, X: np.ndarray, y: np.ndarray
         return shared
 
 
-def _build(est: VSKRegressor, X: np.ndarray, y: np.ndarray) -> _SharedModel:
-    """:func:`pymc_vsk.build_model` with the data-scaled prior parameters in data containers.
-
-    The default priors are those of :func:`pymc_vsk.priors.default_priors` with each numeric
-    parameter replaced by a ``pm.Data`` container, so that new data set new priors without
-    recompiling.
-    """
-    prior_data: dict[str, list[str]] = {}
-    with pm.Model() as model:
-        if est.priors == "default":
-            priors = {}
-            for name, spec in default_priors(X, y).items():
-                params = spec.owner.op.dist_params(spec.owner)
-                names = [f"{name}_prior_{i}" for i in range(len(params))]
-                data = [
-                    pm.Data(n, np.asarray(p.data, dtype=float))
-                    for n, p in zip(names, params, strict=True)
-                ]
-                swap = {p: pt.cast(d, p.dtype) for p, d in zip(params, data, strict=True)}
-                priors[name] = clone_replace(spec, swap)
-                prior_data[name] = names
-        else:
-            priors = est.priors
-        model, gp = build_model(
-            X, y, psi=est.psi, kernel=est.kernel, priors=priors, standardize=est.standardize
-        )
-    return _SharedModel(model, gp, bool(est.standardize), prior_data, current=(X, y))
+def _build(config: _Configuration, X: np.ndarray, y: np.ndarray) -> _SharedModel:
+    """:func:`pymc_vsk.build_model` of a configuration (its default priors follow
+    :func:`pymc_vsk.set_data`, so that new data get new priors without recompiling)."""
+    model, gp = build_model(
+        X,
+        y,
+        psi=config.psi,
+        kernel=config.kernel,
+        priors=config.priors,
+        standardize=config.standardize,
+    )
+    return _SharedModel(model, gp, current=(X, y))

@@ -50,7 +50,7 @@ from pymc_vsk.covariance import psi_reach, warn_if_negligible
 from pymc_vsk.lifting import psi_columns
 from pymc_vsk.memory import keep_large_temporaries
 from pymc_vsk.modes import PYTHON_MODE
-from pymc_vsk.priors import Standardized, node_scales, y_scale
+from pymc_vsk.priors import Standardized, coordinate_scales, node_scales, y_scale
 from pymc_vsk.progress import detail
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import not_positive_definite, require_float64
@@ -446,10 +446,12 @@ def default_starts(model: pm.Model, n_starts: int, seed: int | None) -> list[dic
     """Starts spread over length scales, for models made by :func:`pymc_vsk.build_model`.
 
     Length scales are log-spaced from max(2 × smallest node spacing, span / 50) to the span
-    (so both modes of the VSK likelihood are reached), σ_f starts at sd(y), σ_n alternates
-    between 0.1 and 0.5 sd(y), the mean at mean(y). A seed multiplies each by exp(U(−¼, ¼)).
-    Other free variables start at the model's initial point, jittered by U(−1, 1) in the
-    unconstrained space when a seed is given (as ``pm.sample`` does).
+    (so both modes of the VSK likelihood are reached), each of several length scales (ARD)
+    over its own coordinate's range (:func:`pymc_vsk.priors.coordinate_scales`); σ_f starts
+    at sd(y), σ_n alternates between 0.1 and 0.5 sd(y), the mean at mean(y). A seed
+    multiplies each by exp(U(−¼, ¼)). Other free variables start at the model's initial
+    point, jittered by U(−1, 1) in the unconstrained space when a seed is given (as
+    ``pm.sample`` does).
 
     Parameters
     ----------
@@ -468,9 +470,12 @@ def default_starts(model: pm.Model, n_starts: int, seed: int | None) -> list[dic
     rng = np.random.default_rng(seed)
     initial = initial_point(model)
     y = _observed_values(model)
+    ls_shape = np.shape(initial["ls_log__"]) if "ls_log__" in initial else ()
     if "X" in model.named_vars:
-        spacing, span = node_scales(model["X"].get_value())
-        ls_grid = np.geomspace(max(2 * spacing, span / 50), span, n_starts)
+        X = model["X"].get_value()
+        width = int(np.prod(ls_shape)) if ls_shape else None
+        spacing, span = coordinate_scales(X, width) if width else node_scales(X)
+        ls_grid = np.geomspace(np.maximum(2 * spacing, span / 50), span, n_starts)
     else:
         ls_grid = np.geomspace(0.05, 1.0, n_starts)
     sd = y_scale(y) if y is not None else 1.0
@@ -482,7 +487,7 @@ def default_starts(model: pm.Model, n_starts: int, seed: int | None) -> list[dic
             value_name = model.rvs_to_values[rv].name
             shape = np.shape(initial[value_name])
             if rv.name == "ls":
-                start["ls"] = np.full(shape, ls_grid[i] * wiggle[0])
+                start["ls"] = np.broadcast_to(ls_grid[i] * wiggle[0], shape).copy()
             elif rv.name == "sigma_f":
                 start["sigma_f"] = np.full(shape, sd * wiggle[1])
             elif rv.name == "sigma_n":

@@ -24,12 +24,14 @@ import numpy as np
 import numpy.typing as npt
 import pymc as pm
 import pytensor.tensor as pt
+from pytensor.compile.sharedvalue import SharedVariable
+from pytensor.graph import Variable
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.lifting import lift
 from pymc_vsk.likelihood import log_det_cholesky
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
-from pymc_vsk.validation import as_numeric, check_inputs
+from pymc_vsk.validation import as_float_array, as_numeric, check_inputs
 
 __all__ = ["CollapsedLiftedHSGP", "LiftedHSGP"]
 
@@ -101,6 +103,10 @@ class LiftedHSGP(pm.gp.HSGP):
     def lift(self, X: npt.ArrayLike | pt.TensorLike) -> np.ndarray | TensorVariable:
         """Lifted inputs [X, ψ(X)] (:func:`pymc_vsk.lifting.lift`).
 
+        Arrays and constants are lifted numerically. A data container (``pm.Data``) is lifted
+        symbolically, so that ``pm.set_data`` moves the GP to new inputs, as with
+        ``pm.gp.HSGP``; the box of the basis stays where the first inputs put it.
+
         Parameters
         ----------
         X : array or tensor, shape (n, d)
@@ -110,8 +116,10 @@ class LiftedHSGP(pm.gp.HSGP):
         ndarray (numeric ``X``) or TensorVariable, shape (n, d + q)
         """
         check_inputs(X, self.d, owner="LiftedHSGP")
-        value = as_numeric(X)  # data containers and constants are lifted numerically
-        return lift(X if value is None else value, self.psi)
+        if isinstance(X, SharedVariable):
+            return lift(pt.as_tensor_variable(X), self.psi)
+        value = as_numeric(X)
+        return lift(X if value is None else as_float_array(value), self.psi)
 
     def prior_linearized(
         self, X: npt.ArrayLike | pt.TensorLike
@@ -228,7 +236,7 @@ class CollapsedLiftedHSGP(LiftedHSGP):
         X : array-like, shape (n, d)
             Inputs (numeric: the basis statistics are computed once from them).
         y : array-like, shape (n,)
-            Observations.
+            Observations (numeric).
         sigma : tensor-like
             Noise standard deviation σ_n (may be a random variable).
         mean : tensor-like, default 0.0
@@ -239,8 +247,15 @@ class CollapsedLiftedHSGP(LiftedHSGP):
         TensorVariable
             The potential.
         """
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y, dtype=float)
+        if isinstance(X, Variable) or isinstance(y, Variable):
+            raise TypeError(
+                "CollapsedLiftedHSGP computes its basis statistics (ΦᵀΦ, Φᵀy) once, from numeric "
+                "X and y, so they cannot follow a data container (pm.Data) or another tensor: "
+                "pass arrays (for a container, its .get_value()). For new data build a new "
+                "model; for new inputs use predict or predict_moments."
+            )
+        X = as_float_array(X, "X")
+        y = as_float_array(y, "y")
         check_inputs(X, self.d, owner="CollapsedLiftedHSGP")
         if y.shape != (len(X),):
             raise ValueError(f"y must have shape ({len(X)},); got {y.shape}.")

@@ -29,7 +29,7 @@ import pymc as pm
 import pytensor.tensor as pt
 import scipy.spatial
 
-from pymc_vsk.covariance import VSK, exact_distances
+from pymc_vsk.covariance import VSK, exact_distances, warn_if_constant
 from pymc_vsk.fitting import record_units, recorded_units
 from pymc_vsk.kernels import is_radial
 from pymc_vsk.likelihood import Marginal, MarginalNormal, gaussian_logp
@@ -41,7 +41,10 @@ from pymc_vsk.priors import (
     Standardized,
     base_kernel,
     check_mean,
+    data_prior_values,
+    data_priors,
     default_priors,
+    defaulted,
     inverse_gamma_for_range,
     mean_function,
     node_scales,
@@ -51,7 +54,7 @@ from pymc_vsk.priors import (
     y_scale,
 )
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
-from pymc_vsk.validation import check_finite, check_inputs, require_float64
+from pymc_vsk.validation import as_float_array, check_finite, check_inputs, require_float64
 
 __all__ = [
     "DataWarning",
@@ -102,14 +105,14 @@ def check_data(
     DataWarning
         Constant ``y`` (σ_f and ℓ are then not identified).
     """
-    X = np.asarray(X, dtype=float)
+    X = as_float_array(X, "X")
     if X.ndim == 1:
         raise ValueError(
             f"X must be a 2-D array of shape (n, d); got shape {X.shape}. "
             "For 1-D inputs pass X[:, None] (a column)."
         )
     check_inputs(X, X.shape[1] if X.ndim == 2 else 0, name="X", owner="the model")
-    y = np.asarray(y, dtype=float)
+    y = as_float_array(y, "y")
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
@@ -201,7 +204,9 @@ def build_model(
         ``"zero"``: zero mean; a number: a constant mean fixed at that value; a tensor or
         ``.dist()``: a constant mean given by it.
     ard : bool, default False
-        One length scale per lifted coordinate ([x, ψ(x)]: d + q of them) instead of one.
+        One length scale per lifted coordinate ([x, ψ(x)]: d + q of them) instead of one;
+        the default prior of each spans its own coordinate's range (a column's length scale
+        follows that column's units, :func:`pymc_vsk.priors.coordinate_scales`).
     jitter : float, optional
         Nugget added to the diagonal of the covariance for numerical stability. With
         ``standardize=True`` it is relative to the data: the diagonal gets ``jitter · sd(y)²``
@@ -239,7 +244,8 @@ def build_model(
     Warns
     -----
     NegligibleScalingWarning
-        From the VSK, when a fixed ``ls`` makes ψ negligible (see :class:`pymc_vsk.VSK`).
+        When a fixed ψ is constant over ``X`` (a jump outside the data or in other units), and
+        from the VSK when a fixed ``ls`` makes ψ negligible (see :class:`pymc_vsk.VSK`).
 
     Notes
     -----
@@ -281,9 +287,12 @@ def build_model(
     require_float64("build_model")
     X_np, y_np = check_data(X, y, sigma_n=overrides.get("sigma_n"))
     check_dense(len(X_np), len(X_np), f"A dense GP on {len(X_np)} points")
-    specs = resolve_priors(priors, X_np, y_np, overrides)
     psi = None if psi is None else as_scaling_function(psi)  # once per model
+    if psi is not None:
+        warn_if_constant(psi, X_np)
     q = 0 if psi is None else psi.q
+    ard_width = X_np.shape[1] + q if ard else None
+    specs = resolve_priors(priors, X_np, y_np, overrides, ard_width)
     jitter = 1e-6 if jitter is None else float(jitter)
     if not (np.isfinite(jitter) and jitter >= 0):
         raise ValueError(
@@ -296,6 +305,7 @@ def build_model(
     with context as model:
         X_data = pm.Data("X", X_np)
         y_data = pm.Data(f"{name}_data", y_np)
+        specs |= data_priors(X_np, y_np, defaulted(priors, overrides), ard_width)  # set_data renews
         cov = base_kernel(kernel, X_np.shape[1] + q, specs, ard)
         if standardize:  # read from the data containers, so set_data updates them
             jitter = jitter * pt.square(positive_scale(pt.std(y_data)))
@@ -325,14 +335,14 @@ def _is_radial_instance(cov: pm.gp.cov.Covariance) -> bool:
 def set_data(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike, name: str = "y") -> None:
     """Swap the training data of a :func:`build_model` model without rebuilding or recompiling.
 
-    ``X`` and ``y`` may change length. They are checked as in :func:`build_model`. Priors
-    scaled to the data keep the scales of the data the model was built with; the model's
-    own units (the jitter, ψ's scale) follow the new data, and :func:`pymc_vsk.fit_map`
-    optimises the mean in units of the new sd(y), so that a MAP fit is the same as that of
-    a model built on the new data with those priors. NUTS samples the mean in units of the
-    sd(y) the model was built with (:class:`pymc_vsk.priors.Standardized`): a warning says
-    so when the new sd differs by more than a factor of
-    :data:`~pymc_vsk.priors.UNIT_DRIFT` (4).
+    ``X`` and ``y`` may change length. They are checked as in :func:`build_model`. The
+    default priors are scaled to the new data (their parameters are data containers,
+    :func:`pymc_vsk.priors.data_priors`); priors you gave stay as they are. The model's own
+    units (the jitter, ψ's scale) follow the new data, and :func:`pymc_vsk.fit_map`
+    optimises the mean in units of the new sd(y), so that a MAP fit is that of a model
+    built on the new data. NUTS samples the mean in units of the sd(y) the model was built
+    with (:class:`pymc_vsk.priors.Standardized`): a warning says so when the new sd differs
+    by more than a factor of :data:`~pymc_vsk.priors.UNIT_DRIFT` (4).
 
     Parameters
     ----------
@@ -353,8 +363,12 @@ def set_data(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike, name: str = "y
         raise ValueError(
             f"X has {X_np.shape[1]} column(s) but the model was built for {old.shape[1]}."
         )
-    pm.set_data({"X": X_np, f"{name}_data": y_np}, model=model)
-    scales = recorded_units(model).scales
+    priors = data_prior_values(model, X_np, y_np)
+    pm.set_data({"X": X_np, f"{name}_data": y_np, **priors}, model=model)
+    units = recorded_units(model)
+    if units.vsk is not None:
+        warn_if_constant(units.vsk.psi, X_np)
+    scales = units.scales
     if "mean" in scales:  # the scale fit_map divides the mean by, as build_model records it
         scales["mean"] = y_scale(y_np)
     mean = model.named_vars.get("mean")

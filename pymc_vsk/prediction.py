@@ -43,7 +43,13 @@ from pymc_vsk.draws import draw_points
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.modes import PYTHON_MODE
 from pymc_vsk.scaling import numeric_value
-from pymc_vsk.validation import as_numeric, check_inputs, not_positive_definite, require_float64
+from pymc_vsk.validation import (
+    as_float_array,
+    as_numeric,
+    check_inputs,
+    not_positive_definite,
+    require_float64,
+)
 
 __all__ = ["Prediction", "Predictor", "fitted_jitter", "model_of", "power_function", "predict"]
 
@@ -529,7 +535,7 @@ class Predictor:
         return [point[n] for n in self.names]
 
     def _check(self, Xnew: npt.ArrayLike) -> np.ndarray:
-        Xnew = np.asarray(Xnew, dtype=float)
+        Xnew = as_float_array(Xnew, "Xnew")
         width = self.input_dim if self.input_dim is not None else np.shape(Xnew)[-1]
         check_inputs(Xnew, width, name="Xnew", owner="the GP")
         return Xnew
@@ -674,9 +680,10 @@ def predict(
         :class:`~pymc_vsk.jumps.MarginalJumpGP`; any other type raises ``TypeError``.
     Xnew : array-like, shape (m, d)
         New inputs.
-    point : dict, optional
+    point : dict or MapResult, optional
         Values of the free variables by name (constrained names such as ``ls``), e.g.
-        ``fit_map(model).point`` or one posterior draw.
+        ``fit_map(model).point`` or one posterior draw; the result of
+        :func:`~pymc_vsk.fitting.fit_map` itself stands for its point.
     idata : DataTree, optional
         Posterior draws; the prediction is the mixture over them.
     model : pm.Model, optional
@@ -710,6 +717,7 @@ def predict(
     """
     if (point is None) == (idata is None):
         raise ValueError("Pass exactly one of point= (a MAP point) or idata= (a posterior).")
+    point = _as_point(point)
     check_supported(gp)
     model = model_of(gp, model)
     require_float64("predict", model)
@@ -718,6 +726,21 @@ def predict(
     if point is not None:
         return predictor(Xnew, point)
     return predictor.from_posterior(Xnew, idata, max_draws=max_draws, seed=seed)
+
+
+def _as_point(point: object) -> Mapping[str, npt.ArrayLike] | None:
+    """``point`` as a mapping of values by name; a MAP result stands for its ``.point``."""
+    if point is None:
+        return None
+    if isinstance(point, xr.DataTree):
+        raise TypeError("point= takes one set of values; pass a posterior as idata= instead.")
+    point = getattr(point, "point", point)
+    if not isinstance(point, Mapping):
+        raise TypeError(
+            f"point must map each free variable's name to its value (a dict such as "
+            f"fit_map(model).point); got {type(point).__name__}."
+        )
+    return point
 
 
 def fitted_jitter(gp: object) -> float | pt.TensorVariable:
@@ -764,8 +787,8 @@ def power_function(
     -------
     array, shape (m,)
     """
-    X = np.asarray(X, dtype=float)
-    Xnew = np.asarray(Xnew, dtype=float)
+    X = as_float_array(X, "X")
+    Xnew = as_float_array(Xnew, "Xnew")
     K, k, kxx = (
         _evaluate(expr, point)
         for expr in (cov_func(X), cov_func(X, Xnew), cov_func(Xnew, diag=True))

@@ -5,7 +5,9 @@ the hyper-parameters of eq. (15): the length scale(s) ``ls`` of the base kernel,
 standard deviation ``sigma_f``, the noise standard deviation ``sigma_n`` and a constant mean
 ``mean``. This module creates them, for both.
 
-Default priors (``priors="default"``), scaled to the data given at build time:
+Default priors (``priors="default"``), scaled to the data (those given at build time, and
+those :func:`pymc_vsk.set_data` swaps in: their parameters sit in data containers
+``{name}_prior_{i}``, :func:`data_priors`):
 
 * ``ls`` ~ InverseGamma(α, β), with 1 % of its mass below the smallest distance between two
   nodes and 1 % above the largest (the span of the data): length scales the data cannot
@@ -37,6 +39,7 @@ from pymc.distributions.distribution import SymbolicRandomVariable
 from pymc.distributions.shape_utils import change_dist_size
 from pymc.distributions.transforms import _default_transform
 from pymc.logprob.transforms import Transform
+from pytensor.graph.replace import clone_replace
 from pytensor.tensor.random.op import RandomVariable
 
 from pymc_vsk.kernels import kernel_class, make_base_kernel
@@ -48,7 +51,10 @@ __all__ = [
     "PriorSpec",
     "Standardized",
     "base_kernel",
+    "coordinate_scales",
+    "data_priors",
     "default_priors",
+    "defaulted",
     "flat_priors",
     "inverse_gamma_for_range",
     "is_dist",
@@ -131,6 +137,42 @@ def node_scales(X: npt.ArrayLike) -> tuple[float, float]:
     return float(nearest[:, 1].min()), span
 
 
+def coordinate_scales(X: npt.ArrayLike, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`node_scales` per lifted coordinate, for one length scale per coordinate (ARD).
+
+    Coordinate j < d is column j of ``X``: its smallest distance between two distinct values
+    and its span, so that a column's length scale follows that column's units. A column with
+    fewer than three distinct values, and the ψ coordinates j ≥ d, take the scales of the
+    nodes (:func:`node_scales`).
+
+    Parameters
+    ----------
+    X : array-like, shape (n, d)
+    width : int
+        Number of coordinates, d + q.
+
+    Returns
+    -------
+    spacing, span : ndarray, shape (width,)
+
+    Examples
+    --------
+    >>> X = np.c_[np.arange(5.0), 1000 * np.arange(5.0)]
+    >>> spacing, span = coordinate_scales(X, 3)
+    >>> spacing.tolist(), span.tolist()
+    ([1.0, 1000.0, 1000.0005], [4.0, 4000.0, 4000.002])
+    """
+    X = np.asarray(X, dtype=float)
+    spacing, span = np.full(width, np.nan), np.full(width, np.nan)
+    for j in range(min(width, X.shape[1])):
+        values = np.unique(X[:, j])
+        if len(values) >= 3:
+            spacing[j], span[j] = np.diff(values).min(), values[-1] - values[0]
+    if np.isnan(spacing).any():
+        spacing[np.isnan(spacing)], span[np.isnan(span)] = node_scales(X)
+    return spacing, span
+
+
 def x_scale(X: npt.ArrayLike) -> float:
     """The scale of the inputs: the largest span max_j (max x_j − min x_j) of a column.
 
@@ -169,13 +211,19 @@ def positive_scale(value: pt.TensorLike) -> pt.TensorVariable:
     return pt.switch(pt.gt(value, 0.0), value, 1.0)
 
 
-def default_priors(X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, pt.TensorVariable]:
+def default_priors(
+    X: npt.ArrayLike, y: npt.ArrayLike, ard_width: int | None = None
+) -> dict[str, pt.TensorVariable]:
     """The weakly-informative default priors for data ``X, y``, as ``.dist()`` objects.
 
     Parameters
     ----------
     X : array-like, shape (n, d)
     y : array-like, shape (n,)
+    ard_width : int, optional
+        With one length scale per lifted coordinate (ARD), their number d + q: each gets
+        the range of its own coordinate (:func:`coordinate_scales`) instead of that of the
+        nodes.
 
     Returns
     -------
@@ -191,7 +239,11 @@ def default_priors(X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, pt.TensorVar
             "fix the length scale (ls=0.1), give it a prior (ls=pm.InverseGamma.dist(...)) or "
             "use priors='flat'."
         )
-    alpha, beta = inverse_gamma_for_range(spacing, span)
+    if ard_width is None:
+        alpha, beta = inverse_gamma_for_range(spacing, span)
+    else:
+        ranges = zip(*coordinate_scales(X, ard_width), strict=True)
+        alpha, beta = np.array([inverse_gamma_for_range(lo, hi) for lo, hi in ranges]).T
     scale = y_scale(y)
     return {
         "ls": pm.InverseGamma.dist(alpha=alpha, beta=beta),
@@ -199,6 +251,94 @@ def default_priors(X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, pt.TensorVar
         "sigma_n": pm.HalfNormal.dist(sigma=scale),
         "mean": pm.Normal.dist(mu=float(np.mean(y)), sigma=2.0 * scale),
     }
+
+
+def defaulted(
+    priors: str | Mapping[str, PriorSpec], overrides: Mapping[str, PriorSpec] | None = None
+) -> list[str]:
+    """The parameters whose prior :func:`resolve_priors` takes from :func:`default_priors`.
+
+    Parameters
+    ----------
+    priors : {"default", "flat"} or dict
+    overrides : dict, optional
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> defaulted({"ls": 0.1}, {"sigma_n": 0.0})
+    ['sigma_f', 'mean']
+    >>> defaulted("flat")
+    []
+    """
+    if isinstance(priors, str) and priors != "default":
+        return []
+    given = {} if isinstance(priors, str) else priors
+    return [n for n in PARAMETERS if n not in given and n not in (overrides or {})]
+
+
+def data_priors(
+    X: npt.ArrayLike, y: npt.ArrayLike, names: list[str], ard_width: int | None = None
+) -> dict[str, pt.TensorVariable]:
+    """The default priors of ``names`` with each parameter in a data container of the model.
+
+    The containers, ``{name}_prior_{i}`` in the model in context, hold the parameters of
+    :func:`default_priors` for ``X, y``; :func:`data_prior_values` gives them for new data.
+
+    Parameters
+    ----------
+    X : array-like, shape (n, d)
+    y : array-like, shape (n,)
+    names : list of str
+        Names of :data:`PARAMETERS`.
+    ard_width : int, optional
+        See :func:`default_priors`.
+
+    Returns
+    -------
+    dict
+        ``.dist()`` priors by name.
+    """
+    specs = default_priors(X, y, ard_width)
+    out = {}
+    for name in names:
+        spec = specs[name]
+        params = spec.owner.op.dist_params(spec.owner)
+        swap = {
+            p: pt.cast(pm.Data(f"{name}_prior_{i}", np.asarray(p.data, dtype=float)), p.dtype)
+            for i, p in enumerate(params)
+        }
+        out[name] = clone_replace(spec, swap)
+    return out
+
+
+def data_prior_values(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, float]:
+    """New values of the containers of :func:`data_priors` in ``model``, for data ``X, y``.
+
+    Parameters
+    ----------
+    model : pm.Model
+    X : array-like, shape (n, d)
+    y : array-like, shape (n,)
+
+    Returns
+    -------
+    dict
+        Container name → value (empty when the model has none).
+    """
+    if not any(f"{name}_prior_0" in model.named_vars for name in PARAMETERS):
+        return {}
+    ls = model.named_vars.get("ls_prior_0")
+    width = None if ls is None or np.ndim(ls.get_value()) == 0 else np.size(ls.get_value())
+    values = {}
+    for name, spec in default_priors(X, y, width).items():
+        for i, p in enumerate(spec.owner.op.dist_params(spec.owner)):
+            if f"{name}_prior_{i}" in model.named_vars:
+                values[f"{name}_prior_{i}"] = np.asarray(p.data, dtype=float)
+    return values
 
 
 def flat_priors() -> dict[str, pt.TensorVariable]:
@@ -222,6 +362,7 @@ def resolve_priors(
     X: npt.ArrayLike,
     y: npt.ArrayLike,
     overrides: Mapping[str, PriorSpec] | None = None,
+    ard_width: int | None = None,
 ) -> dict[str, PriorSpec]:
     """The prior specification of every hyper-parameter.
 
@@ -233,6 +374,8 @@ def resolve_priors(
         Training data (for the default priors' scales).
     overrides : dict, optional
         Entries that take precedence over ``priors``.
+    ard_width : int, optional
+        See :func:`default_priors`.
 
     Returns
     -------
@@ -252,13 +395,13 @@ def resolve_priors(
             )
     if isinstance(priors, str):
         if priors == "default":
-            specs = default_priors(X, y)
+            specs = default_priors(X, y, ard_width)
         elif priors == "flat":
             specs = flat_priors()
         else:
             raise ValueError(f"priors must be 'default', 'flat' or a dict; got {priors!r}.")
     else:
-        specs = {**default_priors(X, y), **priors}
+        specs = {**default_priors(X, y, ard_width), **priors}
     return {**specs, **(overrides or {})}
 
 

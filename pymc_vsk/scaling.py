@@ -42,7 +42,7 @@ from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.caching import cached
 from pymc_vsk.modes import PYTHON_MODE
-from pymc_vsk.validation import PSI_ON_TENSORS
+from pymc_vsk.validation import PSI_ON_TENSORS, as_float_array
 
 __all__ = [
     "Corner",
@@ -776,7 +776,7 @@ def _vector(value: Any, name: str = "parameter", owner: str = "ψ") -> Any:
     """
     if _is_symbolic(value):
         return pt.atleast_1d(value)
-    array = np.atleast_1d(np.asarray(value, dtype=float))
+    array = np.atleast_1d(as_float_array(value, f"{owner}'s {name}"))
     if array.ndim > 1:
         raise ValueError(
             f"{owner}'s {name} must be a number or a flat sequence; got shape {array.shape}."

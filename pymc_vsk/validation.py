@@ -7,6 +7,8 @@ symbolic input is only checked for its rank.
 
 from __future__ import annotations
 
+import datetime
+
 import numpy as np
 import numpy.typing as npt
 import pytensor
@@ -16,6 +18,7 @@ from pytensor.graph.basic import Constant
 
 __all__ = [
     "PSI_ON_TENSORS",
+    "as_float_array",
     "as_numeric",
     "check_finite",
     "check_inputs",
@@ -79,6 +82,57 @@ def as_numeric(value: npt.ArrayLike | Variable) -> np.ndarray | None:
     if isinstance(value, Variable):
         return None
     return np.asarray(value)
+
+
+_TIMES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64)
+
+
+def as_float_array(value: npt.ArrayLike, name: str = "X") -> np.ndarray:
+    """``value`` as a float array, refusing dates and durations instead of counting their ticks.
+
+    numpy turns ``datetime64`` values into nanoseconds (or days, or microseconds: the count
+    depends on the unit the dates were stored in), so a model would see numbers of another
+    unit than a jump location written as a date, and a ψ that is constant over the data.
+
+    Parameters
+    ----------
+    value : array-like
+    name : str, default "X"
+        How to call ``value`` in messages.
+
+    Returns
+    -------
+    ndarray of float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` holds dates, times or durations, or values that are not numbers.
+
+    Examples
+    --------
+    >>> as_float_array([[1], [2]]).dtype
+    dtype('float64')
+    >>> as_float_array(np.array(["2001-01-01"], dtype="datetime64[D]"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: Dates or durations in X (dtype datetime64[D]): convert them to numbers ...
+    """
+    array = np.asarray(value)
+    dated = array.dtype.kind in "mM"
+    if array.dtype == object:
+        dated = any(isinstance(v, _TIMES) for v in array.ravel())
+    if dated:
+        raise TypeError(
+            f"Dates or durations in {name} (dtype {array.dtype}): convert them to numbers in "
+            "a unit you choose, e.g. days since a start date, (t - t0) / np.timedelta64(1, 'D'), "
+            "or decimal years, and give the inputs and ψ's parameters (a jump's location) in "
+            "that one unit."
+        )
+    try:
+        return array.astype(float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must hold numbers; {err}.") from None
 
 
 def check_finite(values: np.ndarray, name: str, fix: str) -> None:
@@ -145,6 +199,7 @@ def check_inputs(
             "number of columns and active_dims naming the ones it acts on."
         )
     if not np.issubdtype(value.dtype, np.number):
+        as_float_array(value, name)  # dates and durations get their own message
         raise TypeError(f"{name} must be numeric; got dtype {value.dtype}.")
     check_finite(value, name, "remove or impute those rows before building the GP.")
 

@@ -10,12 +10,14 @@ import re
 
 import arviz as az
 import numpy as np
+import pandas as pd
 import pymc as pm
 import pytensor.tensor as pt
 import pytest
 
 from pymc_vsk import VSK, VSKRegressor, build_model, diagnose, fit_map, predict, targets
 from pymc_vsk.cli import main
+from pymc_vsk.hsgp import CollapsedLiftedHSGP
 from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.loo import add_log_likelihood
 from pymc_vsk.memory import set_memory_limit
@@ -23,6 +25,7 @@ from pymc_vsk.scaling import Disk, FromFunction, Jump, SmoothJump, Stack, Weiers
 
 X = targets.halton_nodes(20)
 Y = targets.jump(X)
+DATES = np.datetime64("2001-01-01", "D") + np.arange(20)
 GOOD_CSV = "t,v\n0.1,1.0\n0.2,1.2\n0.3,1.5\n0.4,3.1\n0.5,2.9\n0.6,3.0\n"
 
 
@@ -54,6 +57,12 @@ def fit_near_duplicates():
     Xd, yd = near_duplicates()
     model, _ = build_model(Xd, yd, psi=Jump(0.5), sigma_n=0.0, ls=0.3, jitter=0.0)
     fit_map(model, n_starts=2)
+
+
+def collapsed_on_a_container():
+    with pm.Model():
+        gp = CollapsedLiftedHSGP([10, 3], Jump(0.5), cov_func=pm.gp.cov.Matern52(2, ls=0.2), c=1.5)
+        gp.marginal_likelihood("y", X=pm.Data("X", X), y=Y, sigma=0.1)
 
 
 def predict_singular():
@@ -115,6 +124,52 @@ CASES = {
         ValueError,
         r"0 distinct x value\(s\) lie inside the location range \(-5, -4\) while x spans",
         r"widen lower/upper",
+    ),
+    # dates and durations
+    "dates as X": (
+        lambda: build_model(DATES[:, None], Y),
+        TypeError,
+        r"Dates or durations in X \(dtype datetime64\[D\]\)",
+        r"convert them to numbers in a unit you choose, e\.g\. days since a start date",
+    ),
+    "a date as a jump's location": (
+        lambda: Jump(pd.Timestamp("2001-07-01")),
+        TypeError,
+        r"Dates or durations in Jump's locations",
+        r"give the inputs and ψ's parameters \(a jump's location\) in that one unit",
+    ),
+    "dates in a DataFrame given to the estimator": (
+        lambda: VSKRegressor().fit(pd.DataFrame({"day": DATES}), Y),
+        TypeError,
+        r"Dates or durations in X",
+        r"convert them to numbers",
+    ),
+    "durations as new inputs": (
+        lambda: predict(fixed_model()[1], np.array([[1, 2]], dtype="timedelta64[s]").T, point={}),
+        TypeError,
+        r"Dates or durations in Xnew \(dtype timedelta64\[s\]\)",
+        r"convert them to numbers",
+    ),
+    "a data container given to the collapsed HSGP": (
+        collapsed_on_a_container,
+        TypeError,
+        r"computes its basis statistics .* once, from numeric X and y, so they cannot follow a "
+        r"data container",
+        r"pass arrays \(for a container, its \.get_value\(\)\)",
+    ),
+    "a posterior given as a point": (
+        lambda: predict(
+            fixed_model()[1], X, point=az.from_dict({"posterior": {"ls": np.full((1, 4), 0.2)}})
+        ),
+        TypeError,
+        r"point= takes one set of values",
+        r"pass a posterior as idata=",
+    ),
+    "a point that maps nothing": (
+        lambda: predict(fixed_model()[1], X, point=[0.2, 1.0]),
+        TypeError,
+        r"point must map each free variable's name to its value",
+        r"a dict such as fit_map\(model\)\.point",
     ),
     # data
     "NaN in X": (

@@ -7,6 +7,7 @@ pytensor's ``FunctionMaker``, as in ``tests/test_compile_once.py``.
 
 from __future__ import annotations
 
+import copy
 import pickle
 import warnings
 
@@ -248,9 +249,15 @@ def test_predict_before_fit_raises_not_fitted_and_std_with_cov_is_refused():
         reg.predict(X, return_std=True, return_cov=True)
 
 
-def test_pickled_estimator_predicts_the_same():
+@pytest.mark.parametrize("change", [{}, {"psi": None}, {"kernel": "expquad"}])
+def test_pickled_estimator_predicts_the_same(change):
+    """A fitted estimator predicts with the model it was fitted with, pickled, copied or not,
+    even after set_params (which takes effect at the next fit, as in scikit-learn). Pickling
+    used to rebuild the model from the changed parameters and keep the old MAP point."""
     X, y = jump_data(20, seed(10))
     reg = VSKRegressor(psi=Jump(0.5), n_starts=2, random_state=0).fit(X, y)
     grid = np.linspace(0, 1, 6)[:, None]
-    copy = pickle.loads(pickle.dumps(reg))
-    np.testing.assert_allclose(copy.predict(grid), reg.predict(grid), rtol=1e-12)
+    fitted = reg.predict(grid)
+    reg.set_params(**change)
+    for same in (reg, pickle.loads(pickle.dumps(reg)), copy.deepcopy(reg)):
+        np.testing.assert_allclose(same.predict(grid), fitted, rtol=1e-12)

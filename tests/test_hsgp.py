@@ -31,6 +31,22 @@ def test_lifted_basis_approximates_the_dense_vsk_covariance():
     assert K[0, -1] < 0.01 and K_hsgp[0, 1] > 0.9  # across the jump vs neighbours
 
 
+def test_a_data_container_moves_the_basis_with_set_data():
+    """On a pm.Data X the basis follows pm.set_data (new inputs, another length), on the box
+    of the first inputs, as pm.gp.HSGP's does; it used to keep the first inputs' values."""
+    X, _ = _data(40)
+    Xnew = np.linspace(0.05, 0.95, 7)[:, None]
+    with pm.Model():
+        X_data = pm.Data("X", X)
+        hs = LiftedHSGP([20, 4], Jump(0.5), cov_func=pm.gp.cov.Matern52(2, ls=[0.2, 0.5]), c=1.5)
+        phi, _ = hs.prior_linearized(X_data)
+        np.testing.assert_allclose(phi.eval(), hs.prior_linearized(X)[0].eval(), rtol=1e-12)
+        pm.set_data({"X": Xnew})
+        expected = hs.prior_linearized(Xnew)[0].eval()  # numeric inputs, the same box
+    assert phi.eval().shape == expected.shape == (7, 80)
+    np.testing.assert_allclose(phi.eval(), expected, rtol=1e-12)
+
+
 def test_collapsed_likelihood_equals_the_gaussian_of_the_basis_covariance():
     X, y = _data()
     cov = 1.5**2 * pm.gp.cov.Matern52(2, ls=[0.08, 0.5])

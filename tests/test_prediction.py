@@ -119,3 +119,14 @@ def test_prediction_errors(fitted):
         predict(gp, np.zeros((2, 2)), point=point, model=model)
     with pytest.raises(ValueError, match=r"Xnew contains 1 NaN"):
         predict(gp, np.array([[np.nan]]), point=point, model=model)
+
+
+def test_a_map_result_stands_for_its_point():
+    """predict(gp, X, point=fit) is predict(gp, X, point=fit.point)."""
+    X = targets.halton_nodes(15)
+    model, gp = build_model(X, targets.jump(X), psi=Jump(0.5), priors="flat")
+    fit = fit_map(model, n_starts=2, warn=False)
+    Xnew = np.linspace(0, 1, 9)[:, None]
+    by_result, by_point = predict(gp, Xnew, point=fit), predict(gp, Xnew, point=fit.point)
+    np.testing.assert_array_equal(by_result.mean, by_point.mean)
+    np.testing.assert_array_equal(by_result.std_y, by_point.std_y)

@@ -18,7 +18,7 @@ import pymc as pm
 import pytensor
 import pytest
 
-from pymc_vsk import VSK, build_model, fit_map, predict, set_data, targets
+from pymc_vsk import VSK, VSKRegressor, build_model, fit_map, predict, set_data, targets
 from pymc_vsk.covariance import NegligibleScalingWarning
 from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.scaling import Disk, Jump, numeric_value
@@ -90,6 +90,29 @@ def _check_case(case, a, c):
 @pytest.mark.parametrize("case", ["stationary", "vsk", "vsk_2d"])
 def test_fit_and_prediction_are_the_same_in_other_units(case):
     _check_case(case, *FAST[case])
+
+
+def test_ard_fits_the_same_with_each_column_in_its_own_units():
+    """One length scale per column (ARD), default priors: a column in metres and another in
+    kilometres give the fit in either units. The priors and the MAP starts took every ℓ from
+    the span of all of X; with column 0 × 1000 four starts all stopped at ℓ₀ = 2.4 and
+    σ_n = 0.23 (truth 0.05)."""
+    X, y = _two_d()
+    units = np.array([1000.0, 1.0]), np.array([0.0, 5.0])
+    grid = X[:9] * 0.9 + 0.05
+    fits = []
+    for a, b in ((np.ones(2), np.zeros(2)), units):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model, gp = build_model(a * X + b, y, ard=True)
+            fit = fit_map(model, n_starts=4, seed=0, warn=False)
+        fits.append((fit, predict(gp, a * grid + b, point=fit.point)))
+    (fit1, p1), (fit2, p2) = fits
+    np.testing.assert_allclose(fit2.point["ls"] / units[0], fit1.point["ls"], rtol=1e-3)
+    for name in ("sigma_f", "sigma_n", "mean"):
+        np.testing.assert_allclose(fit2.point[name], fit1.point[name], rtol=1e-3)
+    np.testing.assert_allclose(p2.mean, p1.mean, atol=1e-3 * np.std(y))
+    np.testing.assert_allclose(p2.std_y, p1.std_y, rtol=1e-3)
 
 
 @pytest.mark.slow
@@ -191,19 +214,21 @@ def test_nuts_is_the_same_on_y_of_order_1e_minus_12():
     np.testing.assert_allclose(mean_c, np.median(mean), atol=0.5)
 
 
-def test_a_model_fed_new_data_in_other_units_fits_them_as_a_new_model():
-    """set_data to y × 10⁻⁹ gives the maximum-likelihood fit of a model built on it.
+@pytest.mark.parametrize("priors", ["flat", "default"])
+def test_a_model_fed_new_data_in_other_units_fits_them_as_a_new_model(priors):
+    """set_data to y × 10⁻⁹ gives the MAP fit of a model built on it.
 
     fit_map optimised the mean in units of the data the model was built with: a model built
     on y and fed 10⁻⁹ y stopped at ℓ = 0.32 (log density 838.8, not converged) where a
-    model built on 10⁻⁹ y reaches ℓ = 0.70 (850.3). NUTS still samples in the old units,
-    which set_data says.
+    model built on 10⁻⁹ y reaches ℓ = 0.70 (850.3). The default priors kept the scales of
+    the first data (σ_n ~ HalfNormal(sd(y))): on y × 1000, σ_n came out 9.8 against 66.9.
+    NUTS still samples in the old units, which set_data says.
     """
     X, y = _one_d()
     fits = []
     for c in (1e-9, 1e9):
-        fresh, _ = build_model(X, c * y, psi=Jump(0.5), priors="flat")
-        swapped, _ = build_model(X, y, psi=Jump(0.5), priors="flat")
+        fresh, _ = build_model(X, c * y, psi=Jump(0.5), priors=priors)
+        swapped, _ = build_model(X, y, psi=Jump(0.5), priors=priors)
         with pytest.warns(UserWarning, match=r"times that of the data the model was built"):
             set_data(swapped, X, c * y)
         with warnings.catch_warnings():
@@ -319,6 +344,23 @@ def test_vsk_warns_when_psi_is_negligible_against_the_length_scale():
     with warnings.catch_warnings():
         warnings.simplefilter("error", NegligibleScalingWarning)
         VSK(base, Jump(0.5 * a), psi_scale=a)(X).eval()
+
+
+def test_a_psi_constant_over_the_data_is_named_at_build_and_at_set_data():
+    """A jump outside the data (here given in other units than X) makes ψ constant: the VSK
+    is then the stationary kernel, which build_model, set_data and the estimator say. A jump
+    inside the data gives no such warning."""
+    X, y = _one_d()
+    with pytest.warns(NegligibleScalingWarning, match=r"constant over the training inputs"):
+        build_model(X, y, psi=Jump(50.0))  # the place in per cent, x in [0, 1]
+    with pytest.warns(NegligibleScalingWarning, match=r"inside its range"):
+        VSKRegressor(psi=Jump(-1.0), n_starts=1).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NegligibleScalingWarning)
+        model, _ = build_model(X, y, psi=Jump(0.5))
+    left = X[:, 0] < 0.5
+    with pytest.warns(NegligibleScalingWarning, match=r"X spans 0 to 0\.4\d+\)"):
+        set_data(model, X[left], y[left])
 
 
 def test_fit_map_warns_when_the_fitted_length_scale_makes_psi_negligible():
