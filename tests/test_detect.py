@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -524,6 +525,30 @@ def test_console_script_reports_errors_with_exit_status_2(tmp_path):
     )
     assert result.returncode == 2
     assert "x.csv: no such file" in result.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs jax installed")
+def test_drawing_the_figure_does_not_load_jax(tmp_path):
+    """With jax installed, arviz registers it as a lazy module, and matplotlib's question "is
+    this a jax array?" on every plotted array loaded all of jax: about a second of each run.
+    The figure is drawn with the unloaded module out of sight, and put back after. (The
+    command's diagnostics import arviz after the model's sums, which would ask too.)"""
+    x = np.arange(40.0)
+    y = np.where(x < 20, 0.0, 2.0) + 0.3 * np.random.default_rng(3).normal(size=40)
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"t": x, "v": y}).to_csv(path, index=False)
+    script = f"""
+import sys
+from pymc_vsk.cli import main
+code = main(["detect-jumps", {str(path)!r}, "--x", "t", "--y", "v", "--quiet",
+             "--draws", "200", "--plot", {str(tmp_path / "d.png")!r}])
+print(code, type(sys.modules["jax"]).__name__, "jax._src" in sys.modules)
+"""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-3:] == ["0", "_LazyModule", "False"], out.stdout
+    assert (tmp_path / "d.png").stat().st_size > 0
 
 
 def test_a_reader_that_leaves_early_costs_no_traceback_and_no_file(tmp_path):

@@ -61,6 +61,7 @@ from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
 from pymc_vsk.jumps.dates import decimal_years, to_datetimes
 from pymc_vsk.jumps.formatting import digits_for
+from pymc_vsk.plotting import unloaded_jax_hidden
 from pymc_vsk.progress import bars, report, settle_pymc
 
 if TYPE_CHECKING:  # the NUTS path imports PyMC when used: the segment model does not need it
@@ -1173,11 +1174,12 @@ def main(args: argparse.Namespace) -> int:
         args.json.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
         saved.append(args.json)
     if figure is not None:
-        if nuts:
-            fig = plot_detection(result, x_label=args.x, y_label=args.y)
-        else:
-            fig = plot_jump_posterior(result, x_label=args.x, y_label=args.y)
-        fig.savefig(figure, dpi=120, bbox_inches="tight")
+        with unloaded_jax_hidden():  # no jax array here: asking for one would load jax
+            if nuts:
+                fig = plot_detection(result, x_label=args.x, y_label=args.y)
+            else:
+                fig = plot_jump_posterior(result, x_label=args.x, y_label=args.y)
+            fig.savefig(figure, dpi=120, bbox_inches="tight")
         saved.append(figure)
     print(result.summary())
     for path in saved:
