@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 import pymc as pm
 import pytensor.tensor as pt
+from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 
 from pymc_vsk.kernels import base_kernels, is_radial
@@ -109,7 +110,8 @@ def warn_if_constant(psi: ScalingFunction, X: np.ndarray, stacklevel: int = 3) -
 
     The lifted coordinate then adds nothing to any distance, and the VSK is the stationary
     kernel, whatever the length scales: most often a jump placed outside the data, or given
-    in other units than ``X``.
+    in other units than ``X``. A ψ with a parameter in a data container (``pm.Data``, set
+    later) is not judged by its present value.
 
     Parameters
     ----------
@@ -119,6 +121,8 @@ def warn_if_constant(psi: ScalingFunction, X: np.ndarray, stacklevel: int = 3) -
     stacklevel : int, default 3
     """
     if psi.is_random or len(X) < 2:
+        return
+    if any(isinstance(v, SharedVariable) for v in psi.params.values()):
         return
     values = np.asarray(psi.numpy(X), dtype=float).reshape(len(X), -1)
     flat = np.flatnonzero(np.ptp(values, axis=0) == 0)

@@ -159,7 +159,7 @@ def coordinate_scales(X: npt.ArrayLike, width: int) -> tuple[np.ndarray, np.ndar
     --------
     >>> X = np.c_[np.arange(5.0), 1000 * np.arange(5.0)]
     >>> spacing, span = coordinate_scales(X, 3)
-    >>> spacing.tolist(), span.tolist()
+    >>> spacing.round(4).tolist(), span.round(3).tolist()
     ([1.0, 1000.0, 1000.0005], [4.0, 4000.0, 4000.002])
     """
     X = np.asarray(X, dtype=float)
