@@ -17,7 +17,12 @@ import xarray as xr
 
 from pymc_vsk.draws import posterior
 
-__all__ = ["Diagnostics", "chains_in_different_modes", "diagnose"]
+__all__ = ["ESS_MIN", "RHAT_MAX", "Diagnostics", "chains_in_different_modes", "diagnose"]
+
+#: The largest acceptable rank-normalised r̂ (Vehtari et al. 2021).
+RHAT_MAX = 1.01
+#: The smallest acceptable bulk and tail ESS (100 per chain for 4 chains).
+ESS_MIN = 400
 
 
 @dataclass
@@ -114,8 +119,8 @@ def diagnose(
     idata: xr.DataTree,
     var_names: Sequence[str] | None = None,
     *,
-    rhat_max: float = 1.01,
-    ess_min: float = 400,
+    rhat_max: float = RHAT_MAX,
+    ess_min: float = ESS_MIN,
 ) -> Diagnostics:
     """r̂, bulk and tail ESS, divergences and mode separation of a posterior DataTree.
 
@@ -129,8 +134,26 @@ def diagnose(
         Largest acceptable rank-normalised r̂.
     ess_min : float, default 400
         Smallest acceptable bulk and tail ESS (100 per chain for 4 chains).
+
+    Notes
+    -----
+    A quantity that takes one value in every draw (a gap probability that is 0 throughout,
+    a parameter the model fixes) has no r̂: it is listed, with r̂ NaN, and is not a
+    problem. With a single chain r̂ is not defined either, and that is a problem: sample
+    several chains.
+
+    Examples
+    --------
+    >>> from arviz_base import from_dict
+    >>> rng = np.random.default_rng(0)
+    >>> draws = {"a": rng.normal(size=(4, 500)), "fixed": np.zeros((4, 500))}
+    >>> report = diagnose(from_dict({"posterior": draws}))
+    >>> report.ok, report.table.index.tolist()
+    (True, ['a', 'fixed'])
     """
     post = posterior(idata)
+    if isinstance(var_names, str):
+        var_names = [var_names]
     names = list(var_names) if var_names is not None else list(post.data_vars)
     from arviz_stats import summary  # imported on use: arviz loads slowly
 
@@ -149,8 +172,13 @@ def diagnose(
     except KeyError:
         pass
     problems = []
+    n_chains = int(post.sizes["chain"])
     for param, row in table.iterrows():
-        if not row["r_hat"] <= rhat_max:
+        if row["mcse_mean"] == 0:  # one value in every draw: nothing to converge
+            continue
+        if n_chains < 2 and not np.isfinite(row["r_hat"]):
+            problems.append(f"{param}: r̂ needs at least two chains; sample several chains")
+        elif not row["r_hat"] <= rhat_max:
             problems.append(f"{param}: r̂ = {row['r_hat']:.3f} > {rhat_max}")
         for kind in ("ess_bulk", "ess_tail"):
             if not row[kind] >= ess_min:

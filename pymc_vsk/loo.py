@@ -135,8 +135,8 @@ def add_log_likelihood(
     Returns
     -------
     DataTree
-        ``idata`` with a ``log_likelihood`` group of shape (chain, draw, n); pass it to
-        ``az.loo`` or ``az.compare``.
+        ``idata`` with ``var_name`` of shape (chain, draw, n) in its ``log_likelihood`` group
+        (other variables of the group are kept); pass it to ``az.loo`` or ``az.compare``.
     """
     model = model_of(gp, model)
     fn, names = _pieces(gp, model, jitter)
@@ -163,6 +163,9 @@ def add_log_likelihood(
         {var_name: (("chain", "draw", f"{var_name}_dim_0"), out)},
         coords={"chain": post["chain"].values, "draw": post["draw"].values},
     )
+    if "log_likelihood" in idata.children:  # the group's other variables stay
+        kept = idata["log_likelihood"].to_dataset().drop_vars(var_name, errors="ignore")
+        dataset = kept.assign({var_name: dataset[var_name]})
     idata["log_likelihood"] = xr.DataTree(dataset)
     return idata
 

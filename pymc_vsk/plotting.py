@@ -286,9 +286,9 @@ def field_maps(
 
 def _shared_norm(fields: Sequence[np.ndarray], log: bool) -> Normalize:
     """One colour scale for several fields; for a log scale, from the smallest positive value."""
-    vmax = max(float(np.max(f)) for f in fields)
+    vmax = max(float(np.nanmax(f)) for f in fields)  # NaN: a cell left blank
     if not log:
-        return Normalize(min(float(np.min(f)) for f in fields), vmax)
+        return Normalize(min(float(np.nanmin(f)) for f in fields), vmax)
     positive = [float(np.min(f[f > 0])) for f in fields if np.any(f > 0)]
     vmin = min(positive) if positive else vmax * 1e-6
     return LogNorm(max(vmin, vmax * 1e-12), vmax)

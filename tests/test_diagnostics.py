@@ -60,3 +60,27 @@ def test_divergences_are_counted_and_flagged():
     assert result.divergences == 7
     assert any("7 divergent" in p for p in result.problems)
     assert "divergences: 7 of 4000" in str(result)
+
+
+def test_a_quantity_that_never_varies_is_no_problem_and_one_chain_is_named():
+    """A gap probability that is 0 in every draw has no r̂ (0/0): it was reported as
+    "r̂ = nan > 1.01", so no run with it ever passed. A single chain has no r̂ either, and
+    that is a problem the message names."""
+    rng = np.random.default_rng(seed(7))
+    draws = {"a": rng.normal(size=(4, 500)), "never": np.zeros((4, 500))}
+    report = diagnose(az.from_dict({"posterior": draws}))
+    assert report.ok, report.problems
+    assert np.isnan(report.table.loc["never", "r_hat"])
+    one = diagnose(az.from_dict({"posterior": {"a": rng.normal(size=(1, 500))}}), var_names="a")
+    assert one.problems == ["a: r̂ needs at least two chains; sample several chains"]
+
+
+def test_find_jumps_with_too_few_draws_is_not_converged():
+    """One exact draw used to pass as converged (ESS 1, "no problems found")."""
+    from pymc_vsk.jumps import find_jumps
+
+    x = np.arange(40.0)
+    y = np.where(x < 20, 0.0, 3.0) + 0.3 * np.random.default_rng(seed(8)).normal(size=40)
+    post = find_jumps(x, y, draws=1, chains=1)
+    assert not post.converged and "ess_bulk = 1 < 400" in post.summary()
+    assert find_jumps(x, y, draws=300, chains=2).converged

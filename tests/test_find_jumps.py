@@ -1213,6 +1213,11 @@ def test_few_distinct_inputs_cap_the_count_at_what_fits_between_them():
         ({"min_size": True}, TypeError, "min_size must be a whole number; got True"),
         ({"decision": "best"}, ValueError, "decision must be 'f1' or 'mode'; got 'best'"),
         ({"levelsd": 3}, TypeError, "unknown option.*'levelsd'.*are n_lengthscales, .*level_sd"),
+        ({"n_lengthscales": 0}, ValueError, r"n_lengthscales must be at least 1 \(default 8\)"),
+        ({"a0": 0.0}, ValueError, "a0 must be a positive number; got 0.0"),
+        ({"min_lengthscale": 0.0}, ValueError, "min_lengthscale must be a positive number"),
+        ({"ratios": [-1.0]}, ValueError, r"ratios must be a flat sequence of numbers ≥ 0"),
+        ({"outlier_prob": 1.0}, ValueError, r"outlier_prob must lie in \[0, 1\)"),
     ],
 )
 def test_bad_arguments_of_find_jumps_are_named(option, error, message):
@@ -1320,7 +1325,12 @@ def test_fixed_count_and_its_errors():
     x = np.arange(30.0)
     y = rng.normal(size=30)
     post = find_jumps(x, y, n_jumps=2, draws=100, chains=2)
-    assert post.n_jumps == 2 and len(post.jumps) == 2 and post.p_n_jumps[2] == 1.0
+    assert post.n_jumps == 2 and len(post.jumps) == 2
+    assert set(np.unique(post.idata["posterior"]["n_jumps"])) == {2.0}  # draws given K = 2
+    # the count probabilities stay P(K | y): they used to read P(K=2) = 1 when K was fixed
+    free = find_jumps(x, y, draws=100, chains=2)
+    np.testing.assert_allclose(post.p_n_jumps, free.p_n_jumps, rtol=1e-12)
+    assert post.p_n_jumps[2] < 0.5 and "number of jumps: 2, as asked   (P(K=0) = " in post.summary()
     with pytest.raises(ValueError, match="10 jumps need at least 33 observations"):
         find_jumps(x, y, n_jumps=10)
     with pytest.raises(ValueError, match="must be finite"):

@@ -238,6 +238,30 @@ def test_loo_selects_one_jump_on_data_with_one_jump(compiled_1d):
     assert table.loc["K=0", "elpd_diff"] < -2 * table.loc["K=0", "dse"], table.to_string()
 
 
+def test_select_jump_count_refuses_differences_from_another_reference():
+    """arviz.compare(..., reference=) measures elpd_diff and dse from that model: the rule
+    then picked K = 0 where K = 1 is better by about 25 ELPD. Such a table is refused."""
+    from arviz_base import from_dict
+
+    rng = np.random.default_rng(0)
+
+    def fake(shift):  # pointwise log-likelihood draws; K = 1 fits 0.5 a point better
+        loglik = rng.normal(-1.0 - shift, 0.05, size=(2, 100, 50))
+        return from_dict(
+            {"posterior": {"a": rng.normal(size=(2, 100))}, "log_likelihood": {"y": loglik}}
+        )
+
+    trees = {"K=0": fake(0.5), "K=1": fake(0.0)}
+    counts = {"K=0": 0, "K=1": 1}
+    assert select_jump_count(az.compare(trees), counts) == 1
+    with pytest.raises(
+        ValueError, match=r"elpd_diff is positive for \['K=1'\].*without reference="
+    ):
+        select_jump_count(az.compare(trees, reference="K=0"), counts)
+    with pytest.raises(ValueError, match=r"no number of jumps for \['K=1'\]"):
+        select_jump_count(az.compare(trees), {"K=0": 0})
+
+
 @pytest.mark.slow
 def test_loo_selects_the_true_number_of_jumps_for_zero_one_and_two(compiled_1d):
     _, models = compiled_1d

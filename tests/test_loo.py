@@ -67,6 +67,10 @@ def test_marginal_gp_log_likelihood_group_and_loo():
     np.testing.assert_allclose(ll[c, d], brute_loo(C, y - 1.3), rtol=1e-9)
     loo = az.loo(idata)
     assert np.isfinite(loo.elpd)
+    # another variable of the group, and a second name, are kept (the group was replaced)
+    again = add_log_likelihood(idata, gp, model, var_name="y_again")
+    assert sorted(again["log_likelihood"].data_vars) == ["y", "y_again"]
+    np.testing.assert_array_equal(again["log_likelihood"]["y_again"].values, ll)
 
 
 def test_marginal_jump_loo_is_the_mixture_over_gaps():

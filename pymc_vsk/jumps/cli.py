@@ -881,18 +881,16 @@ def plot_detection(
     return fig
 
 
-def plot_jump_posterior(
-    post: JumpPosterior, x_label: str = "x", y_label: str = "y", prob: float = PROB
-) -> Figure:
+def plot_jump_posterior(post: JumpPosterior, x_label: str = "x", y_label: str = "y") -> Figure:
     """Data, the segment-wise mean ± 2 std, and each jump's location probabilities.
+
+    The shaded spans are the jumps' credible intervals (``Jump.interval``, 94 %).
 
     Parameters
     ----------
     post : JumpPosterior
     x_label, y_label : str
         Axis labels (the column names).
-    prob : float, default 0.94
-        Credible mass of the shaded intervals.
 
     Returns
     -------
@@ -915,7 +913,9 @@ def plot_jump_posterior(
         for ax in (top, bottom):
             ax.axvspan(*jump.interval, color=color, alpha=0.12, lw=0)
     ks = ", ".join(f"P(K={k}) = {p:.2f}" for k, p in enumerate(post.p_n_jumps) if p >= 0.01)
-    top.set_title(f"{post.n_jumps} jump(s); {ks}; shaded: {prob:.0%} intervals")
+    from pymc_vsk.jumps.detection import PROB as MASS  # loaded with the answer
+
+    top.set_title(f"{post.n_jumps} jump(s); {ks}; shaded: {MASS:.0%} intervals")
     top.set_ylabel(y_label)
     top.legend(fontsize=8, loc="best")
     bottom.set_ylabel("P(gap | K)")

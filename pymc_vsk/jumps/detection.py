@@ -26,7 +26,7 @@ import xarray as xr
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import logsumexp
 
-from pymc_vsk.diagnostics import Diagnostics, diagnose
+from pymc_vsk.diagnostics import ESS_MIN, Diagnostics, diagnose
 from pymc_vsk.jumps.dates import DateScale, date_labels, date_scale, is_dates
 from pymc_vsk.jumps.formatting import digits_for
 from pymc_vsk.jumps.scores import f1_score
@@ -108,11 +108,12 @@ class JumpPosterior:
     x, y : array, shape (n,)
         The data, sorted by x, in the user's units.
     p_n_jumps : array, shape (max_jumps + 1,)
-        P(K = k | y).
+        P(K = k | y), also when the count was fixed.
     n_jumps : int
         The decided K (see ``decision`` of :func:`find_jumps`), or the count asked for.
     jumps : list of Jump
-        The jumps of the decision, in increasing order of location.
+        The jumps of the decision, in increasing order of location (given K = ``n_jumps``
+        when the count was fixed, as are the draws).
     idata : DataTree
         Posterior draws: ``n_jumps``, ``lengthscale`` (x units), ``ratio`` (σ_f/σ_n),
         ``smoothness`` (the Matérn ν of the smooth part: 2.5, or 0.5 for the
@@ -146,6 +147,7 @@ class JumpPosterior:
     models: list[SegmentModel] = field(default_factory=list, repr=False)
     p_models: np.ndarray = field(default_factory=lambda: np.ones(1), repr=False)
     dates: DateScale | None = None
+    fixed: bool = False
 
     @property
     def change_points(self) -> list[int]:
@@ -192,7 +194,8 @@ class JumpPosterior:
         first = f"{len(self.x)} observations, x in [{self.x[0]:.{d}g}, {self.x[-1]:.{d}g}]"
         if self.dates is not None:
             first += " ({} to {}, in decimal years)".format(*self._dates(self.x[[0, -1]]))
-        lines = [first, f"number of jumps: {self.n_jumps}   ({ks})"]
+        asked = ", as asked" if self.fixed else ""
+        lines = [first, f"number of jumps: {self.n_jumps}{asked}   ({ks})"]
         lines.append(
             "smooth part: "
             + ", ".join(f"{name} (P = {p:.3f})" for name, p in self.p_smooth_part.items())
@@ -472,9 +475,7 @@ def find_jumps(
     Es = [E for _, model_Es in parts for E in model_Es]
     entries = _shapes(models)
     p_k = np.exp(logsumexp(logp, axis=0) - logsumexp(logp))
-    if n_jumps is not None:
-        p_k = np.zeros_like(p_k)
-        p_k[n_jumps] = 1.0
+    if n_jumps is not None:  # the draws are given K; p_k stays P(K | y)
         logp = np.where(np.arange(logp.shape[1]) == n_jumps, logp, -np.inf)
     rng = np.random.default_rng(seed)
     total = draws * chains
@@ -521,7 +522,19 @@ def find_jumps(
     p_models = np.bincount(owner, weights=_shape_mass(logp), minlength=len(models))
     model = models[int(np.argmax(p_models))]
     return JumpPosterior(
-        x, y, p_k, k_hat, jumps, idata, _diagnostics(idata), model, logp, models, p_models, scale
+        x,
+        y,
+        p_k,
+        k_hat,
+        jumps,
+        idata,
+        _diagnostics(idata),
+        model,
+        logp,
+        models,
+        p_models,
+        scale,
+        fixed=n_jumps is not None,
     )
 
 
@@ -755,17 +768,14 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
         flat = values.reshape(values.shape[0] * values.shape[1], -1)
         if np.all(np.ptp(flat, axis=0) > 0):
             names.append(name)
-    if not names:
+    if not names:  # exact and independent draws of one answer: as many as there are
+        n = int(post.sizes["chain"] * post.sizes["draw"])
         table = pd.DataFrame(
-            {
-                "r_hat": [1.0],
-                "ess_bulk": [float(post.sizes["chain"] * post.sizes["draw"])],
-                "ess_tail": [np.nan],
-                "mcse_mean": [0.0],
-            },
+            {"r_hat": [1.0], "ess_bulk": [float(n)], "ess_tail": [np.nan], "mcse_mean": [0.0]},
             index=["n_jumps"],
         )
-        return Diagnostics(table, 0, int(post.sizes["chain"] * post.sizes["draw"]))
+        problems = [] if n >= ESS_MIN else [f"n_jumps: ess_bulk = {n} < {ESS_MIN:g}"]
+        return Diagnostics(table, 0, n, problems=problems)
     return diagnose(idata, names)
 
 

@@ -854,6 +854,35 @@ class Shape(NamedTuple):
     nu: float = 2.5
 
 
+def _check_options(
+    n_lengthscales: int,
+    ratios: tuple[float, ...],
+    level_sd: float,
+    a0: float,
+    min_lengthscale: float,
+    outlier_prob: float,
+) -> None:
+    """A ValueError naming the option of :class:`SegmentModel` that is out of its range."""
+    if isinstance(n_lengthscales, bool) or not isinstance(n_lengthscales, int | np.integer):
+        raise ValueError(f"n_lengthscales must be a whole number; got {n_lengthscales!r}.")
+    if n_lengthscales < 1:
+        raise ValueError(f"n_lengthscales must be at least 1 (default 8); got {n_lengthscales}.")
+    grid = np.asarray(ratios, dtype=float)
+    if grid.ndim != 1 or not np.all(np.isfinite(grid) & (grid >= 0)):
+        raise ValueError(
+            f"ratios must be a flat sequence of numbers ≥ 0 (σ_f/σ_n of the smooth part; 0: "
+            f"none); got {ratios!r}."
+        )
+    for name, value in (("level_sd", level_sd), ("a0", a0), ("min_lengthscale", min_lengthscale)):
+        if not (np.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be a positive number; got {value!r}.")
+    if not 0.0 <= outlier_prob < 1.0:
+        raise ValueError(
+            f"outlier_prob must lie in [0, 1) (the prior probability of a gross error; 0: "
+            f"none); got {outlier_prob!r}."
+        )
+
+
 class SegmentModel:
     """Priors of the segment model and its grid of shapes, scaled to the data.
 
@@ -870,8 +899,9 @@ class SegmentModel:
         Grid points of ℓ, geometrically spaced from ``min_lengthscale`` median node spacings
         to twice the x-range.
     ratios : sequence of float, default (0, 0.1, 0.3, 1, 3, 10)
-        Grid of r = σ_f/σ_n of the smooth part; r = 0 (a line plus noise in each segment, no
-        smooth part) is always on the grid, with prior probability ``1 - smooth_weight``.
+        Grid of r = σ_f/σ_n of the smooth part, each ≥ 0; r = 0 (a line plus noise in each
+        segment, no smooth part) is always on the grid, with prior probability
+        ``1 - smooth_weight`` (all of it when no ratio is positive).
     level_sd : float, default 3.0
         Prior sd of a segment's level, in units of sd(y) at the typical noise scale: every
         new segment pays about ``log(level_sd)`` in evidence for its level.
@@ -989,6 +1019,7 @@ class SegmentModel:
         smooth_weight: float = 0.5,
         shared_trend: bool = False,
     ) -> None:
+        _check_options(n_lengthscales, ratios, level_sd, a0, min_lengthscale, outlier_prob)
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         n = len(x)

@@ -35,7 +35,28 @@ def select_jump_count(
     -------
     int
         The selected number of jumps.
+
+    Raises
+    ------
+    ValueError
+        A comparison whose differences are not from the best model (``arviz.compare(...,
+        reference=...)`` with another model: its ``dse`` are then those of differences from
+        that model), or a model without a count.
     """
+    missing = [name for name in comparison.index if name not in counts]
+    if missing:
+        raise ValueError(
+            f"counts has no number of jumps for {missing}; give one for every model of the "
+            "comparison, by the names passed to arviz.compare."
+        )
+    if (comparison["elpd_diff"].astype(float) > 0).any():
+        better = comparison.index[comparison["elpd_diff"].astype(float) > 0].tolist()
+        raise ValueError(
+            f"The comparison's elpd_diff is positive for {better}: it was made against a "
+            "reference that is not the best model, and its differences and their standard "
+            "errors (dse) are from that reference. Compare with the default reference "
+            "(arviz.compare without reference=), which measures them from the best model."
+        )
     diff = -comparison["elpd_diff"].astype(float)
     tied = diff <= np.maximum(small, n_se * comparison["dse"].astype(float))
     return int(min(counts[name] for name in comparison.index[tied]))
