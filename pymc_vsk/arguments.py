@@ -1,14 +1,17 @@
-"""What the ``pymc-vsk`` commands share: argparse types (bounded integers, finite floats) and
-the ``--quiet`` option."""
+"""What the ``pymc-vsk`` commands share: argparse types (bounded integers, finite floats), the
+``--quiet`` option and the check of an output directory."""
 
 from __future__ import annotations
 
 import argparse
 import math
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
 __all__ = [
     "add_quiet_option",
+    "directory_problem",
     "finite_float",
     "int_in",
     "non_negative_int",
@@ -123,3 +126,42 @@ def add_quiet_option(parser: argparse.ArgumentParser) -> None:
         help="no progress messages on stderr (what is running, compilation, steps of a sweep, "
         "progress bars); the results on stdout are unchanged",
     )
+
+
+def directory_problem(path: Path, flag: str) -> str | None:
+    """Why ``path`` cannot take a command's files, or ``None`` (then it exists).
+
+    Checked before any work, so that an hour's sweep does not end in a traceback: the
+    directory is created if need be, and a file is written in it and removed.
+
+    Parameters
+    ----------
+    path : Path
+        The directory.
+    flag : str
+        The option that named it, for the message (``"--out"``).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as f:
+    ...     print(directory_problem(Path(f.name) / "figures", "--out"))  # doctest: +ELLIPSIS
+    --out .../figures: ... is a file, not a directory; give a directory.
+    """
+    blocking = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        return f"{flag} {path}: {blocking} is a file, not a directory; give a directory."
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as err:
+        return (
+            f"{flag} {path}: cannot be written ({err.strerror or err}); give a directory you "
+            "can write to."
+        )
+    return None

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 
 from pymc_vsk import progress
+from pymc_vsk.arguments import directory_problem
 from pymc_vsk.jumps import cli as detect
 from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
 
@@ -88,8 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _progress(args):
             if args.command == "reproduce":
-                progress.report(f"reproduce {args.experiment}: {EXPERIMENTS[args.experiment][1]}")
-                return load(args.experiment).main(args)
+                return _reproduce(args)
             if args.command == "detect-jumps":
                 return detect.main(args)
     except BrokenPipeError:
@@ -98,6 +98,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return BROKEN_PIPE
     raise AssertionError(f"unhandled command {args.command!r}")  # argparse rejects others
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    """Run an experiment, once its output directory (if any) is known to take its files."""
+    experiment = load(args.experiment)
+    flag = experiment.OUTPUT_OPTION
+    directory = getattr(args, flag.lstrip("-"), None)
+    problem = None if directory is None else directory_problem(directory, flag)
+    if problem is not None:
+        print(f"pymc-vsk reproduce {args.experiment}: error: {problem}", file=sys.stderr)
+        return 2
+    progress.report(f"reproduce {args.experiment}: {EXPERIMENTS[args.experiment][1]}")
+    return experiment.main(args)
 
 
 def _progress(args: argparse.Namespace) -> contextlib.AbstractContextManager:

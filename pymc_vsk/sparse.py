@@ -109,9 +109,10 @@ def inducing_points(
     Returns
     -------
     ndarray, shape (m, d)
-        ``n_points`` base inputs, then for each jump inside the data's range two edge inputs
-        (d = 1) or the projections onto both sides of the jump of the base inputs nearest to
-        it (about ``n_points ** ((d - 1) / d)`` of them; d ≥ 2).
+        ``n_points`` base inputs (d = 1: fewer when x has fewer distinct quantiles, as with
+        tied values; never the same input twice), then for each jump inside the data's
+        range two edge inputs (d = 1) or the projections onto both sides of the jump of the
+        base inputs nearest to it (about ``n_points ** ((d - 1) / d)`` of them; d ≥ 2).
 
     Examples
     --------
@@ -144,9 +145,12 @@ def inducing_points(
 
 
 def _base_points(X: np.ndarray, n_points: int, seed: int) -> np.ndarray:
-    if X.shape[1] == 1:
+    if X.shape[1] == 1:  # distinct quantiles: a tied x repeats them (a singular K_uu)
+        values = np.unique(X[:, 0])
+        if len(values) <= n_points:
+            return values[:, None]
         probs = (np.arange(n_points) + 0.5) / n_points
-        return np.quantile(X[:, 0], probs)[:, None]
+        return np.unique(np.quantile(X[:, 0], probs))[:, None]
     scale = np.where(np.std(X, axis=0) > 0, np.std(X, axis=0), 1.0)
     centres, _ = scipy.cluster.vq.kmeans2(
         X / scale, n_points, minit="++", seed=np.random.default_rng(seed)

@@ -171,6 +171,12 @@ CASES = {
         r"point must map each free variable's name to its value",
         r"a dict such as fit_map\(model\)\.point",
     ),
+    "a count of jumps that is not a whole number": (
+        lambda: build_jump_model(X, Y, n_jumps=2.0),
+        ValueError,
+        r"n_jumps must be a positive whole number; got 2\.0",
+        r"whole number",
+    ),
     # data
     "NaN in X": (
         lambda: build_model(with_row(3, np.nan), Y),

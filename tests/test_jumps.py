@@ -161,6 +161,8 @@ def test_location_posterior_from_relaxation_draws():
     (post,) = location_posterior(az.from_dict({"posterior": draws}), X, 0.1, 0.9)
     assert post.interval(0.94) == pytest.approx((0.4, 0.5))
     assert post.covers(0.5) and post.probs.sum() == pytest.approx(1.0)
+    (flat,) = location_posterior(az.from_dict({"posterior": draws}), X[:, 0], 0.1, 0.9)
+    np.testing.assert_array_equal(flat.probs, post.probs)  # a 1-D x failed with IndexError
 
 
 def test_several_jumps_have_ordered_locations():

@@ -50,6 +50,17 @@ def test_inducing_points_are_quantiles_plus_both_sides_of_each_jump():
     assert psi.tolist() == [0.0, 1.0, 1.0, 2.0]  # one input on each branch of each jump
 
 
+def test_tied_inputs_give_no_inducing_input_twice():
+    """x with 8 distinct values, each 10 times: 20 quantiles held 14 distinct values (a
+    singular K_uu but for the jitter). Now the 8 values; the jump's 2 edges come after."""
+    x = np.repeat(np.arange(8.0), 10)[:, None]
+    Xu = inducing_points(x, 20, Jump(3.5))
+    assert len(np.unique(Xu)) == len(Xu) == 10
+    np.testing.assert_array_equal(Xu[:8, 0], np.arange(8.0))
+    fine = np.repeat(np.linspace(0, 1, 50), 3)[:, None]  # more values than points
+    assert len(np.unique(inducing_points(fine, 20))) == 20
+
+
 def test_smooth_jump_edges_sit_where_the_step_is_done_and_explicit_locations_win():
     X = np.linspace(0.0, 1.0, 101)[:, None]
     Xu = inducing_points(X, 5, SmoothJump(0.4, width=0.02))

@@ -42,6 +42,23 @@ def test_cli_prints_the_table_and_saves_the_figures(tmp_path, capsys):
     assert (tmp_path / "figure3_table1_covariance.png").stat().st_size > 10_000
 
 
+@pytest.mark.parametrize("experiment", ["table1", "figure4", "figure7"])
+def test_an_output_directory_that_cannot_be_one_is_refused_before_any_work(
+    tmp_path, capsys, experiment
+):
+    """--out/--plot under a file: refused at once, where it used to end a finished run (or
+    an hour's sweep) in a FileExistsError traceback."""
+    blocker = tmp_path / "results"
+    blocker.write_text("not a directory")
+    from pymc_vsk.paper import load
+
+    flag = load(experiment).OUTPUT_OPTION
+    assert main(["reproduce", experiment, flag, str(blocker / "figures")]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert f"error: {flag} {blocker / 'figures'}: {blocker} is a file, not a directory" in err
+
+
 def test_python_dash_m_entry_point():
     done = subprocess.run(
         [sys.executable, "-m", "pymc_vsk", "reproduce", "table1"],

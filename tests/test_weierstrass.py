@@ -156,6 +156,7 @@ def test_cli_runs_a_small_sweep(tmp_path, capsys):
         (["--k-vsk", "13"], "must be in 0..12"),
         (["--n-nodes", "2"], "must be at least 4"),
         (["--domain", "1", "0"], "LOW < HIGH"),
+        (["--domain", "0", "inf"], "expected a finite number, got 'inf'"),
     ],
 )
 def test_cli_rejects_bad_input(capsys, argv, message):

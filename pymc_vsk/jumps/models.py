@@ -66,6 +66,7 @@ from pymc_vsk.priors import (
     y_scale,
 )
 from pymc_vsk.scaling import SmoothJump, Stack
+from pymc_vsk.validation import as_float_array
 
 __all__ = [
     "Gaps",
@@ -513,7 +514,7 @@ def location_posterior(
     ----------
     idata : DataTree
         Posterior draws.
-    X : array-like, shape (n, 1)
+    X : array-like, shape (n, 1) or (n,)
         Nodes.
     lower, upper : float
         Range of the location prior.
@@ -524,7 +525,12 @@ def location_posterior(
     -------
     list of LocationPosterior
     """
-    gaps = Gaps.from_nodes(np.asarray(X, dtype=float)[:, 0], lower, upper)
+    x = as_float_array(X, "X")
+    if x.ndim == 2 and x.shape[1] == 1:
+        x = x[:, 0]
+    if x.ndim != 1:
+        raise ValueError(f"X must hold one input per node, shape (n, 1) or (n,); got {x.shape}.")
+    gaps = Gaps.from_nodes(x, lower, upper)
     draws = np.asarray(posterior(idata)[name].values)
     draws = draws.reshape(-1, *draws.shape[2:])
     if draws.ndim == 1:
@@ -628,8 +634,8 @@ def build_jump_model(
             "discontinuity curve in 2-D, build a VSK with scaling.Disk/HalfPlane(width=...) "
             "whose parameters are random variables."
         )
-    if int(n_jumps) != n_jumps or n_jumps < 1:
-        raise ValueError(f"n_jumps must be a positive integer; got {n_jumps!r}.")
+    if isinstance(n_jumps, bool) or not isinstance(n_jumps, int | np.integer) or n_jumps < 1:
+        raise ValueError(f"n_jumps must be a positive whole number; got {n_jumps!r}.")
     spacing, span = node_scales(X_np)
     x0 = float(X_np.min())
     lower = x0 + 0.1 * span if lower is None else float(lower)

@@ -92,7 +92,7 @@ import scipy.stats
 from pytensor.graph import Variable
 
 from pymc_vsk import plotting, targets
-from pymc_vsk.arguments import int_in
+from pymc_vsk.arguments import finite_float, int_in
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.fitting import compiled_objective, default_starts, fit_map
 from pymc_vsk.metrics import summarize
@@ -706,7 +706,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--domain",
-        type=float,
+        type=finite_float,
         nargs=2,
         action=_DomainAction,
         default=list(DOMAIN),
