@@ -42,7 +42,7 @@ def test_cli_prints_the_table_and_saves_the_figures(tmp_path, capsys):
     assert (tmp_path / "figure3_table1_covariance.png").stat().st_size > 10_000
 
 
-@pytest.mark.parametrize("experiment", ["table1", "figure4", "figure7"])
+@pytest.mark.parametrize("experiment", ["table1", "figure4", "figure7", "all"])
 def test_an_output_directory_that_cannot_be_one_is_refused_before_any_work(
     tmp_path, capsys, experiment
 ):

@@ -16,7 +16,10 @@ from pathlib import Path
 from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
 from pymc_vsk.progress import Steps
 
-__all__ = ["add_arguments", "arguments", "main", "run_all"]
+__all__ = ["OUTPUT_OPTION", "add_arguments", "arguments", "main", "run_all"]
+
+#: The option that names the report's directory.
+OUTPUT_OPTION = "--out"
 
 
 def arguments(name: str, directory: Path) -> argparse.Namespace:
