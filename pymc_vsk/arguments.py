@@ -152,10 +152,10 @@ def directory_problem(path: Path, flag: str) -> str | None:
     ...     print(directory_problem(Path(f.name) / "figures", "--out"))  # doctest: +ELLIPSIS
     --out .../figures: ... is a file, not a directory; give a directory.
     """
-    blocking = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
-    if blocking is not None:
-        return f"{flag} {path}: {blocking} is a file, not a directory; give a directory."
     try:
+        blocking = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            return f"{flag} {path}: {blocking} is a file, not a directory; give a directory."
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
             pass

@@ -26,6 +26,7 @@ import pymc as pm
 import pytensor.tensor as pt
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
+from pytensor.graph.traversal import graph_inputs
 
 from pymc_vsk.kernels import base_kernels, is_radial
 from pymc_vsk.lifting import kernel_from_sq_dist, lift, lifted_columns, scaled_sq_dist
@@ -122,7 +123,8 @@ def warn_if_constant(psi: ScalingFunction, X: np.ndarray, stacklevel: int = 3) -
     """
     if psi.is_random or len(X) < 2:
         return
-    if any(isinstance(v, SharedVariable) for v in psi.params.values()):
+    symbolic = [v for v in psi.params.values() if isinstance(v, Variable)]
+    if any(isinstance(v, SharedVariable) for v in graph_inputs(symbolic)):
         return
     values = np.asarray(psi.numpy(X), dtype=float).reshape(len(X), -1)
     flat = np.flatnonzero(np.ptp(values, axis=0) == 0)

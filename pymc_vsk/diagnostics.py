@@ -115,6 +115,19 @@ def chains_in_different_modes(
     return messages
 
 
+def _constant_rows(post: xr.Dataset, names: Sequence[str], rows: pd.Index) -> set[str]:
+    """The rows of a summary table (``name`` or ``name[i, ...]``, in C order) whose draws
+    all take one value."""
+    out = set()
+    for name in names:
+        values = np.asarray(post[name].values)
+        same = np.ptp(values.reshape(values.shape[0] * values.shape[1], -1), axis=0) == 0
+        labels = [r for r in rows if r == name or str(r).startswith(f"{name}[")]
+        if len(labels) == same.size:
+            out.update(label for label, s in zip(labels, same, strict=True) if s)
+    return out
+
+
 def diagnose(
     idata: xr.DataTree,
     var_names: Sequence[str] | None = None,
@@ -173,8 +186,9 @@ def diagnose(
         pass
     problems = []
     n_chains = int(post.sizes["chain"])
+    fixed = _constant_rows(post, names, table.index)
     for param, row in table.iterrows():
-        if row["mcse_mean"] == 0:  # one value in every draw: nothing to converge
+        if param in fixed:  # one value in every draw: nothing to converge
             continue
         if n_chains < 2 and not np.isfinite(row["r_hat"]):
             problems.append(f"{param}: r̂ needs at least two chains; sample several chains")

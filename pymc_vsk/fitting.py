@@ -470,7 +470,8 @@ def default_starts(model: pm.Model, n_starts: int, seed: int | None) -> list[dic
     rng = np.random.default_rng(seed)
     initial = initial_point(model)
     y = _observed_values(model)
-    ls_shape = np.shape(initial["ls_log__"]) if "ls_log__" in initial else ()
+    ls = next((rv for rv in model.free_RVs if rv.name == "ls"), None)
+    ls_shape = () if ls is None else np.shape(initial[model.rvs_to_values[ls].name])
     if "X" in model.named_vars:
         X = model["X"].get_value()
         width = int(np.prod(ls_shape)) if ls_shape else None

@@ -305,7 +305,13 @@ def build_model(
     with context as model:
         X_data = pm.Data("X", X_np)
         y_data = pm.Data(f"{name}_data", y_np)
-        specs |= data_priors(X_np, y_np, defaulted(priors, overrides), ard_width)  # set_data renews
+        used = [
+            name
+            for name in defaulted(priors, overrides)
+            if not (name == "mean" and not (isinstance(mean, str) and mean == "constant"))
+            and not (name == "ls" and isinstance(kernel, pm.gp.cov.Covariance))
+        ]
+        specs |= data_priors(X_np, y_np, used, ard_width)  # set_data renews them
         cov = base_kernel(kernel, X_np.shape[1] + q, specs, ard)
         if standardize:  # read from the data containers, so set_data updates them
             jitter = jitter * pt.square(positive_scale(pt.std(y_data)))

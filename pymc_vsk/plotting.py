@@ -7,53 +7,13 @@ alone; the caller saves it (``fig.savefig``) or shows it (a notebook displays it
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib.colors import LogNorm, Normalize
 from matplotlib.figure import Figure
 
-__all__ = [
-    "covariance_matrices",
-    "curves",
-    "field_maps",
-    "metric_curves",
-    "posterior_bands",
-    "unloaded_jax_hidden",
-]
-
-
-@contextmanager
-def unloaded_jax_hidden() -> Iterator[None]:
-    """Hide a ``jax`` module that is registered but not loaded while figures are drawn.
-
-    arviz registers ``jax`` in ``sys.modules`` as a lazy module when jax is installed, and
-    matplotlib asks every array it plots whether it is a ``jax.Array``: the question loads
-    all of jax (about a second) although no jax array can exist before jax is loaded.
-    Inside the block such a lazy module is out of ``sys.modules``; it is put back after,
-    unless jax was imported meanwhile.
-
-    Examples
-    --------
-    >>> x = np.linspace(0, 1, 5)
-    >>> with unloaded_jax_hidden():
-    ...     fig = posterior_bands(x, {"GP": x}, {"GP": 0.1 + 0 * x}, x, x)
-    >>> len(fig.axes)
-    1
-    """
-    lazy = getattr(importlib.util, "_LazyModule", None)
-    module = sys.modules.get("jax")
-    if lazy is None or type(module) is not lazy:
-        yield
-        return
-    del sys.modules["jax"]
-    try:
-        yield
-    finally:
-        sys.modules.setdefault("jax", module)
+__all__ = ["covariance_matrices", "curves", "field_maps", "metric_curves", "posterior_bands"]
 
 
 def posterior_bands(

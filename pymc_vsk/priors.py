@@ -26,7 +26,7 @@ tensor, or a ``.dist()`` distribution.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -212,7 +212,10 @@ def positive_scale(value: pt.TensorLike) -> pt.TensorVariable:
 
 
 def default_priors(
-    X: npt.ArrayLike, y: npt.ArrayLike, ard_width: int | None = None
+    X: npt.ArrayLike,
+    y: npt.ArrayLike,
+    ard_width: int | None = None,
+    names: Sequence[str] = PARAMETERS,
 ) -> dict[str, pt.TensorVariable]:
     """The weakly-informative default priors for data ``X, y``, as ``.dist()`` objects.
 
@@ -224,13 +227,29 @@ def default_priors(
         With one length scale per lifted coordinate (ARD), their number d + q: each gets
         the range of its own coordinate (:func:`coordinate_scales`) instead of that of the
         nodes.
+    names : sequence of str, default all of :data:`PARAMETERS`
+        The priors wanted (the length scale's needs three distinct nodes; the others do not).
 
     Returns
     -------
     dict
-        ``ls``, ``sigma_f``, ``sigma_n``, ``mean`` (see the module docstring).
+        ``ls``, ``sigma_f``, ``sigma_n``, ``mean`` (see the module docstring), those of
+        ``names``.
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    scale = y_scale(y)
+    specs = {
+        "sigma_f": pm.HalfNormal.dist(sigma=2.0 * scale),
+        "sigma_n": pm.HalfNormal.dist(sigma=scale),
+        "mean": pm.Normal.dist(mu=float(np.mean(y)), sigma=2.0 * scale),
+    }
+    if "ls" in names:
+        specs["ls"] = _length_scale_prior(X, ard_width)
+    return {name: specs[name] for name in PARAMETERS if name in names}
+
+
+def _length_scale_prior(X: np.ndarray, ard_width: int | None) -> pt.TensorVariable:
+    """InverseGamma with 1 % below the smallest node spacing and 1 % above the span."""
     spacing, span = node_scales(X)
     if not spacing < span:
         raise ValueError(
@@ -244,13 +263,7 @@ def default_priors(
     else:
         ranges = zip(*coordinate_scales(X, ard_width), strict=True)
         alpha, beta = np.array([inverse_gamma_for_range(lo, hi) for lo, hi in ranges]).T
-    scale = y_scale(y)
-    return {
-        "ls": pm.InverseGamma.dist(alpha=alpha, beta=beta),
-        "sigma_f": pm.HalfNormal.dist(sigma=2.0 * scale),
-        "sigma_n": pm.HalfNormal.dist(sigma=scale),
-        "mean": pm.Normal.dist(mu=float(np.mean(y)), sigma=2.0 * scale),
-    }
+    return pm.InverseGamma.dist(alpha=alpha, beta=beta)
 
 
 def defaulted(
@@ -302,7 +315,7 @@ def data_priors(
     dict
         ``.dist()`` priors by name.
     """
-    specs = default_priors(X, y, ard_width)
+    specs = default_priors(X, y, ard_width, names)
     out = {}
     for name in names:
         spec = specs[name]
@@ -315,7 +328,7 @@ def data_priors(
     return out
 
 
-def data_prior_values(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, float]:
+def data_prior_values(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, np.ndarray]:
     """New values of the containers of :func:`data_priors` in ``model``, for data ``X, y``.
 
     Parameters
@@ -329,12 +342,13 @@ def data_prior_values(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike) -> di
     dict
         Container name → value (empty when the model has none).
     """
-    if not any(f"{name}_prior_0" in model.named_vars for name in PARAMETERS):
+    names = [name for name in PARAMETERS if f"{name}_prior_0" in model.named_vars]
+    if not names:
         return {}
     ls = model.named_vars.get("ls_prior_0")
     width = None if ls is None or np.ndim(ls.get_value()) == 0 else np.size(ls.get_value())
     values = {}
-    for name, spec in default_priors(X, y, width).items():
+    for name, spec in default_priors(X, y, width, names).items():
         for i, p in enumerate(spec.owner.op.dist_params(spec.owner)):
             if f"{name}_prior_{i}" in model.named_vars:
                 values[f"{name}_prior_{i}"] = np.asarray(p.data, dtype=float)
@@ -393,16 +407,13 @@ def resolve_priors(
             raise ValueError(
                 f"Unknown prior(s) {sorted(unknown)}; parameters are {list(PARAMETERS)}."
             )
-    if isinstance(priors, str):
-        if priors == "default":
-            specs = default_priors(X, y, ard_width)
-        elif priors == "flat":
-            specs = flat_priors()
-        else:
-            raise ValueError(f"priors must be 'default', 'flat' or a dict; got {priors!r}.")
-    else:
-        specs = {**default_priors(X, y, ard_width), **priors}
-    return {**specs, **(overrides or {})}
+    if isinstance(priors, str) and priors not in ("default", "flat"):
+        raise ValueError(f"priors must be 'default', 'flat' or a dict; got {priors!r}.")
+    if priors == "flat":
+        return {**flat_priors(), **(overrides or {})}
+    # only the defaults that are used: a fixed ℓ needs no length-scale prior from the nodes
+    specs = default_priors(X, y, ard_width, defaulted(priors, overrides))
+    return {**specs, **({} if isinstance(priors, str) else priors), **(overrides or {})}
 
 
 def is_dist(spec: object) -> bool:

@@ -109,8 +109,8 @@ def inducing_points(
     Returns
     -------
     ndarray, shape (m, d)
-        ``n_points`` base inputs (d = 1: fewer when x has fewer distinct quantiles, as with
-        tied values; never the same input twice), then for each jump inside the data's
+        ``n_points`` base inputs (fewer when X has fewer distinct rows or quantiles, as with
+        tied values: never the same input twice), then for each jump inside the data's
         range two edge inputs (d = 1) or the projections onto both sides of the jump of the
         base inputs nearest to it (about ``n_points ** ((d - 1) / d)`` of them; d ≥ 2).
 
@@ -151,11 +151,14 @@ def _base_points(X: np.ndarray, n_points: int, seed: int) -> np.ndarray:
             return values[:, None]
         probs = (np.arange(n_points) + 0.5) / n_points
         return np.unique(np.quantile(X[:, 0], probs))[:, None]
+    rows = np.unique(X, axis=0)
+    if len(rows) <= n_points:
+        return rows
     scale = np.where(np.std(X, axis=0) > 0, np.std(X, axis=0), 1.0)
     centres, _ = scipy.cluster.vq.kmeans2(
         X / scale, n_points, minit="++", seed=np.random.default_rng(seed)
     )
-    return centres * scale
+    return np.unique(centres * scale, axis=0)
 
 
 def _offset(offset: float | None, width: float | None, extent: float) -> float:

@@ -171,11 +171,11 @@ CASES = {
         r"point must map each free variable's name to its value",
         r"a dict such as fit_map\(model\)\.point",
     ),
-    "a count of jumps that is not a whole number": (
+    "a count of jumps that is not an integer": (
         lambda: build_jump_model(X, Y, n_jumps=2.0),
         ValueError,
-        r"n_jumps must be a positive whole number; got 2\.0",
-        r"whole number",
+        r"n_jumps must be an integer \(int\) of at least 1; got 2\.0",
+        r"an integer \(int\)",
     ),
     # data
     "NaN in X": (

@@ -67,10 +67,21 @@ def test_a_quantity_that_never_varies_is_no_problem_and_one_chain_is_named():
     "r̂ = nan > 1.01", so no run with it ever passed. A single chain has no r̂ either, and
     that is a problem the message names."""
     rng = np.random.default_rng(seed(7))
-    draws = {"a": rng.normal(size=(4, 500)), "never": np.zeros((4, 500))}
+    draws = {
+        "a": rng.normal(size=(4, 500)),
+        "never": np.zeros((4, 500)),
+        "tenth": np.full((4, 500), 0.1),  # its mean's rounding leaves an MCSE of 1e-18
+        "gaps": np.stack([np.full((4, 500), 1 / 3), rng.uniform(size=(4, 500))], axis=-1),
+    }
     report = diagnose(az.from_dict({"posterior": draws}))
     assert report.ok, report.problems
     assert np.isnan(report.table.loc["never", "r_hat"])
+    assert (
+        np.isnan(report.table.loc["gaps[0]", "r_hat"])
+        and report.table.loc["gaps[1]", "r_hat"] < 1.01
+    )
+    draws["gaps"][0, :, 0] = 0.5  # a chain elsewhere: that is a problem
+    assert "gaps[0]: r̂ = " in " ".join(diagnose(az.from_dict({"posterior": draws})).problems)
     one = diagnose(az.from_dict({"posterior": {"a": rng.normal(size=(1, 500))}}), var_names="a")
     assert one.problems == ["a: r̂ needs at least two chains; sample several chains"]
 

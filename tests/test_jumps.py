@@ -183,7 +183,7 @@ def test_bad_jump_model_arguments():
         build_jump_model(X, y, n_jumps=2, method="marginal")
     with pytest.raises(ValueError, match="method must be"):
         build_jump_model(X, y, method="grid")
-    with pytest.raises(ValueError, match="positive whole number"):
+    with pytest.raises(ValueError, match=r"an integer \(int\) of at least 1"):
         build_jump_model(X, y, n_jumps=0)
     with pytest.raises(ValueError, match="1-D inputs"):
         build_jump_model(np.c_[X, X], y)

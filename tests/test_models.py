@@ -196,3 +196,17 @@ def test_every_registered_kernel_builds_by_name():
     for name in base_kernels():
         model, _ = build_model(X, y, psi=Jump(0.5), kernel=name)
         assert np.isfinite(model.compile_logp()(model.initial_point()))
+
+
+def test_only_the_default_priors_in_use_follow_the_data():
+    """set_data renews the default priors the model uses, and only those: a fixed ℓ needs no
+    length-scale prior, so two nodes are enough (they used to fail "needs at least three
+    distinct nodes ... fix the length scale", which the model had); a zero mean has none."""
+    X = targets.halton_nodes(20)
+    y = targets.jump(X)
+    model, _ = build_model(X, y, ls=0.1, mean="zero")
+    names = {n.rsplit("_prior_", 1)[0] for n in model.named_vars if "_prior_" in n}
+    assert names == {"sigma_f", "sigma_n"}
+    set_data(model, [[0.0], [1.0]], [0.0, 3.0])
+    assert model["sigma_n_prior_1"].get_value() == pytest.approx(1.5)  # sd of the new y
+    build_model([[0.0], [1.0]], [0.0, 3.0], ls=0.1)  # likewise at build

@@ -59,6 +59,10 @@ def test_tied_inputs_give_no_inducing_input_twice():
     np.testing.assert_array_equal(Xu[:8, 0], np.arange(8.0))
     fine = np.repeat(np.linspace(0, 1, 50), 3)[:, None]  # more values than points
     assert len(np.unique(inducing_points(fine, 20))) == 20
+    plane = np.repeat(np.random.default_rng(0).uniform(size=(5, 2)), 6, axis=0)  # 2-D ties
+    assert (
+        len(np.unique(inducing_points(plane, 10), axis=0)) == len(inducing_points(plane, 10)) == 5
+    )
 
 
 def test_smooth_jump_edges_sit_where_the_step_is_done_and_explicit_locations_win():

@@ -358,6 +358,8 @@ def test_a_psi_constant_over_the_data_is_named_at_build_and_at_set_data():
     with warnings.catch_warnings():
         warnings.simplefilter("error", NegligibleScalingWarning)
         model, _ = build_model(X, y, psi=Jump(0.5))
+        with pm.Model():  # a location in a data container is judged when it is set, not now
+            build_model(X, y, psi=Jump(pm.Data("place", 5.0) * 1.0))
     left = X[:, 0] < 0.5
     with pytest.warns(NegligibleScalingWarning, match=r"X spans 0 to 0\.4\d+\)"):
         set_data(model, X[left], y[left])

@@ -35,10 +35,12 @@ import codecs
 import contextlib
 import csv
 import difflib
+import importlib.util
 import io
 import json
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,8 +62,7 @@ from pymc_vsk.blas import blas_threads
 from pymc_vsk.diagnostics import Diagnostics, diagnose
 from pymc_vsk.draws import posterior
 from pymc_vsk.jumps.dates import decimal_years, to_datetimes
-from pymc_vsk.jumps.formatting import digits_for
-from pymc_vsk.plotting import unloaded_jax_hidden
+from pymc_vsk.jumps.formatting import PROB, digits_for
 from pymc_vsk.progress import bars, report, settle_pymc
 
 if TYPE_CHECKING:  # the NUTS path imports PyMC when used: the segment model does not need it
@@ -90,8 +91,6 @@ __all__ = [
 MIN_ROWS_PER_SEGMENT = 3
 #: Cells read as missing values (compared case-insensitively after stripping blanks).
 MISSING = frozenset({"", "na", "n/a", "#n/a", "nan", "null", "none", "-", "."})
-#: Credible mass of the reported location intervals.
-PROB = 0.94
 #: Points of the prediction grid in the figure.
 N_GRID = 400
 #: Exit status when the draws fail the diagnostics.
@@ -913,9 +912,7 @@ def plot_jump_posterior(post: JumpPosterior, x_label: str = "x", y_label: str = 
         for ax in (top, bottom):
             ax.axvspan(*jump.interval, color=color, alpha=0.12, lw=0)
     ks = ", ".join(f"P(K={k}) = {p:.2f}" for k, p in enumerate(post.p_n_jumps) if p >= 0.01)
-    from pymc_vsk.jumps.detection import PROB as MASS  # loaded with the answer
-
-    top.set_title(f"{post.n_jumps} jump(s); {ks}; shaded: {MASS:.0%} intervals")
+    top.set_title(f"{post.n_jumps} jump(s); {ks}; shaded: {PROB:.0%} intervals")
     top.set_ylabel(y_label)
     top.legend(fontsize=8, loc="best")
     bottom.set_ylabel("P(gap | K)")
@@ -1020,6 +1017,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where to save the figure (default: <csv name>-jumps.png in the current directory)",
     )
     add_quiet_option(parser)
+
+
+@contextlib.contextmanager
+def _unloaded_jax_hidden() -> Iterator[None]:
+    """Hide a ``jax`` module that is registered but not loaded while figures are drawn.
+
+    arviz registers ``jax`` in ``sys.modules`` as a lazy module when jax is installed, and
+    matplotlib asks every array it plots whether it is a ``jax.Array``: the question loads
+    all of jax, although no jax array can exist before jax is loaded.
+    Inside the block such a lazy module is out of ``sys.modules``; it is put back after,
+    unless jax was imported meanwhile.
+    """
+    lazy = getattr(importlib.util, "_LazyModule", None)
+    module = sys.modules.get("jax")
+    if lazy is None or type(module) is not lazy:
+        yield
+        return
+    del sys.modules["jax"]
+    try:
+        yield
+    finally:
+        sys.modules.setdefault("jax", module)
 
 
 def _check_writable(path: Path, flag: str, figure: bool = False) -> None:
@@ -1174,7 +1193,7 @@ def main(args: argparse.Namespace) -> int:
         args.json.write_text(json.dumps(result.as_dict(), indent=2) + "\n")
         saved.append(args.json)
     if figure is not None:
-        with unloaded_jax_hidden():  # no jax array here: asking for one would load jax
+        with _unloaded_jax_hidden():  # no jax array here: asking for one would load jax
             if nuts:
                 fig = plot_detection(result, x_label=args.x, y_label=args.y)
             else:

@@ -28,7 +28,7 @@ from scipy.special import logsumexp
 
 from pymc_vsk.diagnostics import ESS_MIN, Diagnostics, diagnose
 from pymc_vsk.jumps.dates import DateScale, date_labels, date_scale, is_dates
-from pymc_vsk.jumps.formatting import digits_for
+from pymc_vsk.jumps.formatting import PROB, digits_for
 from pymc_vsk.jumps.scores import f1_score
 from pymc_vsk.jumps.seasons import find_period
 from pymc_vsk.jumps.segments import (
@@ -45,8 +45,6 @@ from pymc_vsk.progress import report
 
 __all__ = ["Jump", "JumpPosterior", "find_jumps"]
 
-#: Credible mass of the reported location intervals.
-PROB = 0.94
 
 #: Draws the number of jumps is decided on, and their seed: fixed, so that the count is the
 #: same whatever ``seed``, ``draws`` and ``chains`` (with the defaults, the reported draws are
@@ -669,7 +667,7 @@ def _check_count(name: str, value: object, low: int) -> None:
     if value is None and name in ("n_jumps", "max_jumps"):
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a whole number; got {value!r}.")
+        raise TypeError(f"{name} must be an integer (int); got {value!r}.")
     if value < low:
         raise ValueError(f"{name} must be at least {low}; got {value}.")
 

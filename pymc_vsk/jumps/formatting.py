@@ -1,4 +1,5 @@
-"""How many significant digits print places on the x axis of a series distinctly."""
+"""How answers about jumps are written: the credible mass of their intervals, and the
+significant digits that print places on the x axis of a series distinctly."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import math
 
 import numpy as np
 
-__all__ = ["digits_for"]
+__all__ = ["PROB", "digits_for"]
+
+#: Credible mass of the reported location intervals.
+PROB = 0.94
 
 
 def digits_for(x: np.ndarray, least: int = 6) -> int:

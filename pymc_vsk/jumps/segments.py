@@ -855,16 +855,20 @@ class Shape(NamedTuple):
 
 
 def _check_options(
+    *,
     n_lengthscales: int,
     ratios: tuple[float, ...],
     level_sd: float,
     a0: float,
     min_lengthscale: float,
     outlier_prob: float,
+    count_decay: float,
+    smooth_weight: float,
+    ou_weight: float,
 ) -> None:
     """A ValueError naming the option of :class:`SegmentModel` that is out of its range."""
     if isinstance(n_lengthscales, bool) or not isinstance(n_lengthscales, int | np.integer):
-        raise ValueError(f"n_lengthscales must be a whole number; got {n_lengthscales!r}.")
+        raise ValueError(f"n_lengthscales must be an integer (int); got {n_lengthscales!r}.")
     if n_lengthscales < 1:
         raise ValueError(f"n_lengthscales must be at least 1 (default 8); got {n_lengthscales}.")
     grid = np.asarray(ratios, dtype=float)
@@ -880,6 +884,21 @@ def _check_options(
         raise ValueError(
             f"outlier_prob must lie in [0, 1) (the prior probability of a gross error; 0: "
             f"none); got {outlier_prob!r}."
+        )
+    if not (np.isfinite(count_decay) and count_decay > 0):
+        raise ValueError(
+            f"count_decay must be a positive number (1: every number of jumps equally "
+            f"likely a priori); got {count_decay}."
+        )
+    if not 0.0 <= smooth_weight <= 1.0:
+        raise ValueError(
+            f"smooth_weight must lie in [0, 1] (the prior probability of a smooth part; "
+            f"0: each segment a line plus noise); got {smooth_weight}."
+        )
+    if not 0.0 <= ou_weight < 1.0:
+        raise ValueError(
+            f"ou_weight must lie in [0, 1) (the prior probability of a rough, "
+            f"Ornstein-Uhlenbeck smooth part; 0: Matérn 5/2 alone); got {ou_weight}."
         )
 
 
@@ -1019,29 +1038,24 @@ class SegmentModel:
         smooth_weight: float = 0.5,
         shared_trend: bool = False,
     ) -> None:
-        _check_options(n_lengthscales, ratios, level_sd, a0, min_lengthscale, outlier_prob)
+        _check_options(
+            n_lengthscales=n_lengthscales,
+            ratios=ratios,
+            level_sd=level_sd,
+            a0=a0,
+            min_lengthscale=min_lengthscale,
+            outlier_prob=outlier_prob,
+            count_decay=count_decay,
+            smooth_weight=smooth_weight,
+            ou_weight=ou_weight,
+        )
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         n = len(x)
         self.n = n
         self.min_size = int(min_size)
         self.max_jumps = count_limit(n, self.min_size, max_jumps)
-        if not (np.isfinite(count_decay) and count_decay > 0):
-            raise ValueError(
-                f"count_decay must be a positive number (1: every number of jumps equally "
-                f"likely a priori); got {count_decay}."
-            )
         self.count_decay = float(count_decay)
-        if not 0.0 <= smooth_weight <= 1.0:
-            raise ValueError(
-                f"smooth_weight must lie in [0, 1] (the prior probability of a smooth part; "
-                f"0: each segment a line plus noise); got {smooth_weight}."
-            )
-        if not 0.0 <= ou_weight < 1.0:
-            raise ValueError(
-                f"ou_weight must lie in [0, 1) (the prior probability of a rough, "
-                f"Ornstein-Uhlenbeck smooth part; 0: Matérn 5/2 alone); got {ou_weight}."
-            )
         span = x[-1] - x[0]
         self.x = (x - x[0]) / span
         self.warp = warp
