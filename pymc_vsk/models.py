@@ -311,7 +311,7 @@ def build_model(
             if not (name == "mean" and not (isinstance(mean, str) and mean == "constant"))
             and not (name == "ls" and isinstance(kernel, pm.gp.cov.Covariance))
         ]
-        specs |= data_priors(X_np, y_np, used, ard_width)  # set_data renews them
+        specs |= data_priors(specs, used)  # set_data renews them
         cov = base_kernel(kernel, X_np.shape[1] + q, specs, ard)
         if standardize:  # read from the data containers, so set_data updates them
             jitter = jitter * pt.square(positive_scale(pt.std(y_data)))

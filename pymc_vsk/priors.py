@@ -294,38 +294,40 @@ def defaulted(
 
 
 def data_priors(
-    X: npt.ArrayLike, y: npt.ArrayLike, names: list[str], ard_width: int | None = None
+    specs: Mapping[str, pt.TensorVariable], names: Sequence[str]
 ) -> dict[str, pt.TensorVariable]:
-    """The default priors of ``names`` with each parameter in a data container of the model.
+    """The default priors ``specs[name]`` of ``names`` with each parameter in a data container.
 
     The containers, ``{name}_prior_{i}`` in the model in context, hold the parameters of
-    :func:`default_priors` for ``X, y``; :func:`data_prior_values` gives them for new data.
+    :func:`default_priors`; :func:`data_prior_values` gives them for new data.
 
     Parameters
     ----------
-    X : array-like, shape (n, d)
-    y : array-like, shape (n,)
-    names : list of str
+    specs : dict
+        ``.dist()`` priors by name, those of ``names`` from :func:`default_priors`.
+    names : sequence of str
         Names of :data:`PARAMETERS`.
-    ard_width : int, optional
-        See :func:`default_priors`.
 
     Returns
     -------
     dict
         ``.dist()`` priors by name.
     """
-    specs = default_priors(X, y, ard_width, names)
     out = {}
     for name in names:
         spec = specs[name]
         params = spec.owner.op.dist_params(spec.owner)
         swap = {
-            p: pt.cast(pm.Data(f"{name}_prior_{i}", np.asarray(p.data, dtype=float)), p.dtype)
-            for i, p in enumerate(params)
+            p: pt.cast(pm.Data(f"{name}_prior_{i}", value), p.dtype)
+            for i, (p, value) in enumerate(zip(params, _parameter_values(spec), strict=True))
         }
         out[name] = clone_replace(spec, swap)
     return out
+
+
+def _parameter_values(spec: pt.TensorVariable) -> list[np.ndarray]:
+    """The numeric parameters of a ``.dist()`` with constant parameters, in order."""
+    return [np.asarray(p.data, dtype=float) for p in spec.owner.op.dist_params(spec.owner)]
 
 
 def data_prior_values(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike) -> dict[str, np.ndarray]:
@@ -349,9 +351,9 @@ def data_prior_values(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike) -> di
     width = None if ls is None or np.ndim(ls.get_value()) == 0 else np.size(ls.get_value())
     values = {}
     for name, spec in default_priors(X, y, width, names).items():
-        for i, p in enumerate(spec.owner.op.dist_params(spec.owner)):
+        for i, value in enumerate(_parameter_values(spec)):
             if f"{name}_prior_{i}" in model.named_vars:
-                values[f"{name}_prior_{i}"] = np.asarray(p.data, dtype=float)
+                values[f"{name}_prior_{i}"] = value
     return values
 
 

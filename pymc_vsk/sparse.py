@@ -145,15 +145,13 @@ def inducing_points(
 
 
 def _base_points(X: np.ndarray, n_points: int, seed: int) -> np.ndarray:
-    if X.shape[1] == 1:  # distinct quantiles: a tied x repeats them (a singular K_uu)
-        values = np.unique(X[:, 0])
-        if len(values) <= n_points:
-            return values[:, None]
-        probs = (np.arange(n_points) + 0.5) / n_points
-        return np.unique(np.quantile(X[:, 0], probs))[:, None]
+    # never an input twice: tied inputs repeat quantiles and centres (a singular K_uu)
     rows = np.unique(X, axis=0)
     if len(rows) <= n_points:
         return rows
+    if X.shape[1] == 1:
+        probs = (np.arange(n_points) + 0.5) / n_points
+        return np.unique(np.quantile(X[:, 0], probs))[:, None]
     scale = np.where(np.std(X, axis=0) > 0, np.std(X, axis=0), 1.0)
     centres, _ = scipy.cluster.vq.kmeans2(
         X / scale, n_points, minit="++", seed=np.random.default_rng(seed)
