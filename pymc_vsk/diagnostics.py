@@ -41,6 +41,9 @@ class Diagnostics:
         One message per parameter whose chains sit in different modes.
     problems : list of str
         Everything that failed a threshold, in words.
+    exact : list of str
+        Rows of ``table`` whose draws all take one value: they have no r̂ and are no
+        problem.
     """
 
     table: pd.DataFrame
@@ -48,6 +51,7 @@ class Diagnostics:
     n_samples: int
     modes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    exact: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -203,4 +207,5 @@ def diagnose(
         )
     modes = chains_in_different_modes(idata, names)
     problems += modes
-    return Diagnostics(table, divergences, n_samples, modes, problems)
+    exact = [str(row) for row in table.index if row in fixed]
+    return Diagnostics(table, divergences, n_samples, modes, problems, exact)

@@ -76,6 +76,7 @@ def test_a_quantity_that_never_varies_is_no_problem_and_one_chain_is_named():
     report = diagnose(az.from_dict({"posterior": draws}))
     assert report.ok, report.problems
     assert np.isnan(report.table.loc["never", "r_hat"])
+    assert report.exact == ["never", "tenth", "gaps[0]"]
     assert (
         np.isnan(report.table.loc["gaps[0]", "r_hat"])
         and report.table.loc["gaps[1]", "r_hat"] < 1.01

@@ -1629,6 +1629,27 @@ def test_draws_split_evenly_between_two_shapes_diagnose_without_a_warning():
     assert 0.98 < found["max_rhat"] < 1.02 and found["min_ess_bulk"] > 200
 
 
+def test_a_jump_held_to_one_gap_leaves_the_others_diagnosed():
+    """Two jumps, the first in one gap in every draw: its location never varies, and the whole
+    location variable used to be left out of the diagnostics, so chains stuck apart on the
+    second jump passed as converged."""
+    rng = np.random.default_rng(seed(3))
+    second = np.repeat([[20.5], [80.5]], 2, axis=0) + rng.integers(-2, 3, size=(4, 300))
+    stuck = np.stack([np.full((4, 300), 39.5), second], axis=-1)  # chains 0-1 and 2-3 apart
+    report = _diagnostics(from_dict({"posterior": {"location": stuck}}))
+    assert list(report.table.index) == ["location[1]"]
+    assert report.table.loc["location[1]", "r_hat"] > 1.5 and not report.ok
+    assert report.exact == ["location[0]"]
+    x = np.arange(120.0)  # a jump of 20 noise sds, and one of 1 placed by the draws
+    y = np.where(x < 40, 0.0, 10.0) + np.where(x < 85, 0.0, 0.5) + 0.5 * rng.normal(size=120)
+    post = find_jumps(x, y, n_jumps=2, draws=300, chains=2)
+    locations = post.idata["posterior"]["location"].values.reshape(600, 2)
+    rows = list(post.diagnostics.table.index)
+    for k in range(2):  # a location is diagnosed exactly when its draws vary
+        assert (f"location[{k}]" in rows) == (np.ptp(locations[:, k]) > 0), post.summary()
+    assert np.ptp(locations, axis=0).max() > 0
+
+
 @pytest.mark.parametrize("seed", seeds(0, 1))
 def test_the_kind_of_smooth_part_is_reported_and_matches_the_draws(seed):
     """A sine with a jump in white noise: the smooth part is Matérn 5/2 (P 0.96 to 1.00 over

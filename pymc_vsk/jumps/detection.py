@@ -754,7 +754,8 @@ def _describe(locs: np.ndarray, all_locs: np.ndarray, x: np.ndarray, mids: np.nd
 
 
 def _diagnostics(idata: xr.DataTree) -> Diagnostics:
-    """diagnose() on the draws; a quantity that never varies is exact and left out."""
+    """diagnose() on the draws; a quantity, or an element of one, that never varies is exact
+    and left out."""
     post = idata["posterior"]
     names = []
     for name in post.data_vars:
@@ -764,7 +765,7 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
         if name == "smoothness" or (name == "lengthscale" and np.any(np.isnan(values))):
             continue  # ν takes two values, ℓ is undefined where r = 0: "ratio" shows the mixing
         flat = values.reshape(values.shape[0] * values.shape[1], -1)
-        if np.all(np.ptp(flat, axis=0) > 0):
+        if np.any(np.ptp(flat, axis=0) > 0):  # diagnose() passes the elements that never vary
             names.append(name)
     if not names:  # exact and independent draws of one answer: as many as there are
         n = int(post.sizes["chain"] * post.sizes["draw"])
@@ -774,7 +775,9 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
         )
         problems = [] if n >= ESS_MIN else [f"n_jumps: ess_bulk = {n} < {ESS_MIN:g}"]
         return Diagnostics(table, 0, n, problems=problems)
-    return diagnose(idata, names)
+    report = diagnose(idata, names)
+    report.table = report.table.drop(report.exact)  # e.g. a jump in one gap in every draw
+    return report
 
 
 def _point_shape(post: JumpPosterior) -> tuple[SegmentModel, Shape]:
