@@ -315,8 +315,12 @@ class VSK(_Lifted):
     -----
     NegligibleScalingWarning
         When the kernel is evaluated on numeric ``X`` with a fixed ψ and a numeric ℓ and some
-        ψ coordinate's range s·ptp(ψ) over ``X`` is below 10⁻³ of its length scale: the VSK
-        is then the stationary kernel.
+        ψ coordinate's range s·ptp(ψ) over ``X`` is positive but below 10⁻³ of its length
+        scale: the VSK is then the stationary kernel. A ψ that is constant over the points a
+        kernel is evaluated on is not warned about here, as prediction points on one side of
+        a jump rightly are; :func:`pymc_vsk.build_model`, :func:`pymc_vsk.set_data` and
+        :class:`pymc_vsk.VSKRegressor` warn when it is constant over the training inputs
+        (:func:`warn_if_constant`, which a hand-built model can call itself).
 
     Notes
     -----

@@ -62,6 +62,13 @@ def draw_points(
     -------
     list of dict
     """
+    if max_draws is not None and (
+        isinstance(max_draws, bool) or not isinstance(max_draws, int | np.integer) or max_draws < 1
+    ):
+        raise ValueError(
+            f"max_draws must be a positive integer (int), or None for every draw; got "
+            f"{max_draws!r}."
+        )
     post = posterior(idata)
     missing = [n for n in names if n not in post]
     if missing:

@@ -61,6 +61,7 @@ __all__ = [
     "SWITCH_SECONDS",
     "MapResult",
     "MultimodalWarning",
+    "NotConvergedWarning",
     "Optimum",
     "Units",
     "compiled_objective",
@@ -74,6 +75,10 @@ __all__ = [
 
 class MultimodalWarning(UserWarning):
     """Starts of a MAP fit reached different local optima."""
+
+
+class NotConvergedWarning(UserWarning):
+    """The best end point of a MAP fit is not a stationary point of the log density."""
 
 
 @dataclass
@@ -111,7 +116,8 @@ class Optimum:
         str
         """
         values = ", ".join(f"{n}={_fmt(self.point[n])}" for n in names if n in self.point)
-        return f"logp {self.logp:.6g} ({values}; {len(self.starts)} start(s))"
+        unfinished = "" if self.converged else ", not converged"
+        return f"logp {self.logp:.6g} ({values}; {len(self.starts)} start(s){unfinished})"
 
 
 @dataclass
@@ -416,18 +422,42 @@ def initial_point(model: pm.Model) -> dict[str, np.ndarray]:
     return {name: np.asarray(value) for name, value in zip(names, fn(), strict=True)}
 
 
-def _to_value_space(model: pm.Model, start: Mapping[str, npt.ArrayLike]) -> dict[str, np.ndarray]:
-    """Map a start given by constrained names (``ls``) or value names (``ls_log__``)."""
+def _to_value_space(
+    model: pm.Model,
+    start: Mapping[str, npt.ArrayLike],
+    initial: Mapping[str, np.ndarray],
+    index: int,
+) -> dict[str, np.ndarray]:
+    """Map a start given by constrained names (``ls``) or value names (``ls_log__``).
+
+    A scalar fills a vector variable; another shape than the variable's, or a value outside
+    its support, is a ValueError naming the start.
+    """
     out = {}
     for rv in model.free_RVs:
         value_var = model.rvs_to_values[rv]
-        if value_var.name in start:
-            out[value_var.name] = np.asarray(start[value_var.name], dtype=float)
-        elif rv.name in start:
-            value = np.asarray(start[rv.name], dtype=float)
-            if model.rvs_to_transforms.get(rv) is not None:
-                value = _forward_transform(model, rv)(value)
-            out[value_var.name] = np.asarray(value, dtype=float)
+        name = value_var.name if value_var.name in start else rv.name
+        if name not in start:
+            continue
+        shape = np.shape(initial[value_var.name])
+        value = np.asarray(start[name], dtype=float)
+        if value.shape != shape:
+            if value.ndim:
+                raise ValueError(
+                    f"start {index} gives {name} the shape {value.shape}; the model's {rv.name} "
+                    f"has shape {shape}: give one value per element (or one for all)."
+                )
+            value = np.full(shape, float(value))
+        if name == rv.name and model.rvs_to_transforms.get(rv) is not None:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                value = np.asarray(_forward_transform(model, rv)(value), dtype=float)
+        if not np.all(np.isfinite(value)):
+            raise ValueError(
+                f"start {index} gives {name} = {_fmt(np.asarray(start[name], dtype=float))}, "
+                f"outside the support of {rv.name}'s prior (or not a finite number): start "
+                "inside it, e.g. a positive length scale or noise level."
+            )
+        out[value_var.name] = value
     return out
 
 
@@ -563,6 +593,9 @@ def fit_map(
     -----
     MultimodalWarning
         Starts reached different optima (with ``warn=True``).
+    NotConvergedWarning
+        The best end point is not a stationary point (``maxiter`` too small, or a parameter
+        running off to a boundary).
     NegligibleScalingWarning
         The best optimum's length scales make ψ negligible (a VSK equal to the stationary
         kernel; for models of :func:`pymc_vsk.build_model`).
@@ -610,6 +643,16 @@ def fit_map(
             MultimodalWarning,
             stacklevel=2,
         )
+    if not result.optima[0].converged:
+        best = result.optima[0].describe(names)
+        warnings.warn(
+            f"The best MAP end point is not an optimum: the gradient of the log density is "
+            f"still large there after maxiter={maxiter} iterations ({best}). "
+            "Raise maxiter; if that does not help, a parameter is running off to a boundary "
+            "(σ_n to 0 on data a curve interpolates, ℓ past the span): give it a prior.",
+            NotConvergedWarning,
+            stacklevel=2,
+        )
     _check_reach(model, result.point)
     return result
 
@@ -654,7 +697,7 @@ def _run_starts(
 
     for i, start in enumerate(starts):
         detail(f"MAP start {i + 1} of {len(starts)}")
-        theta0 = objective.flatten({**initial, **_to_value_space(model, start)})
+        theta0 = objective.flatten({**initial, **_to_value_space(model, start, initial, i)})
         f0, _ = objective(theta0)
         if f0 >= 1e300:
             failed.append(i)

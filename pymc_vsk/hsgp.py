@@ -18,7 +18,9 @@ moves them with the rest.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +30,7 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 from pytensor.tensor.variable import TensorVariable
 
+from pymc_vsk.covariance import _Lifted
 from pymc_vsk.lifting import lift
 from pymc_vsk.likelihood import log_det_cholesky
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
@@ -88,6 +91,9 @@ class LiftedHSGP(pm.gp.HSGP):
         **kwargs: object,
     ) -> None:
         self.psi = as_scaling_function(psi)
+        _check_base_kernel(cov_func)
+        if not all(isinstance(k, int | np.integer) and k >= 1 for k in np.ravel(m)):
+            raise ValueError(f"m needs a positive integer per lifted coordinate; got {m!r}.")
         self.d = cov_func.input_dim - self.psi.q
         if self.d < 1:
             raise ValueError(
@@ -138,7 +144,52 @@ class LiftedHSGP(pm.gp.HSGP):
         lifted = self.lift(X)
         if self.psi_range is not None and self._X_center is None:
             self._fix_box(X)
-        return super().prior_linearized(lifted)
+        out = super().prior_linearized(lifted)
+        self.check_inside_box(X)
+        return out
+
+    def check_inside_box(self, X: npt.ArrayLike | pt.TensorLike) -> None:
+        """Warn when inputs leave the box of the basis functions.
+
+        The Laplace eigenfunctions vanish at the box's edge, so beyond it the approximation
+        falls to the mean with a small, wrong variance. The x coordinates are checked, and
+        the ψ coordinates when ψ is fixed; symbolic inputs are not.
+
+        Parameters
+        ----------
+        X : array or tensor, shape (n, d)
+            Inputs before lifting.
+        """
+        value = as_numeric(X)
+        if value is None or self._X_center is None or self._L is None:
+            return
+        value = np.asarray(value, dtype=float).reshape(len(value), -1)
+        if not self.psi.is_random:
+            value = lift(value, self.psi)
+        dims = self.cov_func.active_dims
+        dims = dims[dims < value.shape[1]]  # a random ψ: its coordinates are not checked
+        offset = (value - np.asarray(self._X_center, dtype=float))[:, dims]
+        L = np.asarray(pt.as_tensor(self._L).eval(), dtype=float)
+        half = np.broadcast_to(L, self.cov_func.active_dims.shape)[: dims.size]
+        outside = np.abs(offset) > half * (1 + 1e-9)
+        if not outside.any():
+            return
+        centre = np.asarray(self._X_center, dtype=float)[dims]
+        where = [
+            f"coordinate {int(j)}: box [{c - h:.4g}, {c + h:.4g}], inputs reach "
+            f"[{c + o.min():.4g}, {c + o.max():.4g}]"
+            for j, c, h, o, out in zip(dims, centre, half, offset.T, outside.T, strict=True)
+            if out.any()
+        ]
+        warnings.warn(
+            f"{int(outside.any(axis=1).sum())} of {len(value)} lifted inputs lie outside the "
+            f"box of the Hilbert-space basis ({'; '.join(where)}). The basis functions vanish "
+            "at the box's edge, so the approximation and its uncertainty are wrong there. "
+            "Give L (or c) wide enough for every input the GP will see, plus about two length "
+            "scales on each side.",
+            UserWarning,
+            skip_file_prefixes=(str(Path(__file__).parent),),  # the user's line
+        )
 
     def _fix_box(self, X: npt.ArrayLike | pt.TensorLike) -> None:
         """Centre and half-widths of the box: x's from the data, ψ's from ``psi_range``."""
@@ -157,7 +208,19 @@ class LiftedHSGP(pm.gp.HSGP):
             self._L = self._c * half
 
     def _build_conditional(self, Xnew: npt.ArrayLike | pt.TensorLike):
+        self.check_inside_box(Xnew)
         return super()._build_conditional(self.lift(Xnew))
+
+
+def _check_base_kernel(cov_func: pm.gp.cov.Covariance) -> None:
+    """Refuse a variably scaled kernel where its base kernel on [x, ψ(x)] is needed."""
+    parts = [cov_func, *getattr(cov_func, "factors", [])]
+    if any(isinstance(part, _Lifted) for part in parts):
+        raise TypeError(
+            "cov_func is a variably scaled kernel; the lifted HSGP needs its base kernel on "
+            "[x, ψ(x)] and lifts the inputs itself with psi: pass cov_func=vsk.cov_func (times "
+            "an amplitude if any, e.g. sigma_f**2 * vsk.cov_func), not the VSK."
+        )
 
 
 def _psi_range(

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 import pymc as pm
+import pytensor
 import pytensor.tensor as pt
 from pytensor.graph import Variable
 from pytensor.tensor.variable import TensorVariable
@@ -30,8 +31,15 @@ __all__ = ["kernel_from_sq_dist", "lift", "lifted_columns", "psi_columns", "scal
 TINY = 1e-300
 
 
+def _float_tensor(X: pt.TensorLike) -> TensorVariable:
+    """``X`` as a tensor of floats: integer inputs (years, day numbers) would truncate ψ."""
+    X = pt.as_tensor_variable(X)
+    return X if X.dtype.startswith("float") else pt.cast(X, pytensor.config.floatX)
+
+
 def psi_columns(psi: ScalingFunction, X: pt.TensorLike) -> TensorVariable:
-    """ψ(X) as a 2-D tensor of shape (n, q) in the dtype of ``X``.
+    """ψ(X) as a 2-D tensor of shape (n, q) in the floating-point dtype of ``X`` (integer
+    inputs are computed in floats).
 
     Parameters
     ----------
@@ -47,7 +55,7 @@ def psi_columns(psi: ScalingFunction, X: pt.TensorLike) -> TensorVariable:
     ValueError
         If ψ returns neither (n,) nor (n, q).
     """
-    X = pt.as_tensor_variable(X)
+    X = _float_tensor(X)
     out = pt.as_tensor_variable(psi(X))
     if out.ndim == 1:
         out = out[:, None]
@@ -79,7 +87,7 @@ def lift(
     if not isinstance(X, Variable) and not psi.is_random:
         value = np.asarray(X, dtype=float)
         return np.hstack([value, psi.numpy(value).reshape(len(value), -1)])
-    X = pt.as_tensor_variable(X)
+    X = _float_tensor(X)
     return pt.concatenate([X, psi_columns(psi, X)], axis=1)
 
 
@@ -100,7 +108,7 @@ def lifted_columns(
     list of TensorVariable
         ``[x_1, ..., x_d, ψ_1(x), ..., ψ_q(x)]``, each of shape (n,).
     """
-    X = pt.as_tensor_variable(X)
+    X = _float_tensor(X)
     P = psi_columns(psi, X)
     d = X.type.shape[1] if d is None else d
     if d is None:

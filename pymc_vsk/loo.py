@@ -79,12 +79,19 @@ def _pieces(gp: pm.gp.Marginal | MarginalJumpGP, model: pm.Model, jitter: float 
     """:func:`_compile_pieces`, compiled once per GP, model and jitter (as ``predict``)."""
     from pymc_vsk.jumps import MarginalJumpGP
 
+    if isinstance(gp, pm.gp.MarginalApprox):
+        raise TypeError(
+            "add_log_likelihood computes the exact leave-one-out densities of a dense "
+            "pm.gp.Marginal; a sparse pm.gp.MarginalApprox (VFE, FITC, DTC) has no such "
+            "closed form here: compare models on a dense pm.gp.Marginal (or build_model) of "
+            "the same data, or of a subset of it."
+        )
     if not isinstance(gp, MarginalJumpGP | pm.gp.Marginal):
         raise TypeError(
             f"add_log_likelihood takes a pm.gp.Marginal or a MarginalJumpGP; got {type(gp)}."
         )
     key = (id(model), "fitted" if jitter is None else float(jitter))
-    jitter = fitted_jitter(gp) if jitter is None else float(jitter)
+    jitter = fitted_jitter(gp, jitter)
     return cached(gp, "loo", key, lambda: _compile_pieces(gp, model, jitter))
 
 
@@ -130,7 +137,9 @@ def add_log_likelihood(
         Name of the variable in the ``log_likelihood`` group.
     jitter : float, optional
         Diagonal jitter of a ``pm.gp.Marginal``'s likelihood; default the one it was built
-        with (``gp.jitter``, :func:`pymc_vsk.prediction.fitted_jitter`), else PyMC's 1e-6.
+        with (``gp.jitter``), else PyMC's 1e-6; a value given is relative to sd(y)² for
+        :func:`pymc_vsk.build_model`'s standardised model, as there
+        (:func:`pymc_vsk.prediction.fitted_jitter`).
 
     Returns
     -------

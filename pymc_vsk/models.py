@@ -214,7 +214,8 @@ def build_model(
         (default ``jitter=1e-6``: 10⁻⁶ of the variance of y, the same share of the data at
         any units). With ``standardize=False`` it is absolute (default 1e-6, PyMC's). The
         value used (a number, or a tensor of the data) is ``gp.jitter``, which
-        :func:`pymc_vsk.prediction.predict` and :func:`pymc_vsk.loo.add_log_likelihood` reuse.
+        :func:`pymc_vsk.prediction.predict` and :func:`pymc_vsk.loo.add_log_likelihood` reuse;
+        a ``jitter`` given to them is relative in the same way (``gp.jitter_unit``).
     standardize : bool, default True
         Make the model free of units (see Notes). ``False`` gives the paper's model as
         written: the kernel sees [x, ψ(x)], PyMC's stationary kernels and an absolute jitter.
@@ -313,8 +314,9 @@ def build_model(
         ]
         specs |= data_priors(specs, used)  # set_data renews them
         cov = base_kernel(kernel, X_np.shape[1] + q, specs, ard)
-        if standardize:  # read from the data containers, so set_data updates them
-            jitter = jitter * pt.square(positive_scale(pt.std(y_data)))
+        # relative to sd(y)², read from the data containers, so set_data updates it
+        jitter_unit = pt.square(positive_scale(pt.std(y_data))) if standardize else 1.0
+        jitter = jitter * jitter_unit
         if psi is not None:
             s = positive_scale(pt.max(pt.ptp(X_data, axis=0))) if standardize else 1.0
             cov = VSK(cov, psi, psi_scale=s)
@@ -329,6 +331,7 @@ def build_model(
         mean_func = mean_function(mean, specs, y_np if standardize else None)
         gp = Marginal(mean_func=mean_func, cov_func=cov * sigma_f**2)
         gp.marginal_likelihood(name, X=X_data, y=y_data, sigma=sigma_n, jitter=jitter)
+        gp.jitter_unit = jitter_unit  # what a jitter given to predict is relative to
     scales = {"mean": y_scale(y_np)} if standardize else {}
     record_units(model, scales, cov if isinstance(cov, VSK) else None)
     return model, gp

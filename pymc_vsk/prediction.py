@@ -41,6 +41,7 @@ from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
+from pymc_vsk.memory import check_dense
 from pymc_vsk.modes import PYTHON_MODE
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import (
@@ -323,14 +324,15 @@ class Predictor:
         context).
     jitter : float, optional
         Added to the training covariance; 0 for exact interpolation with σ_n = 0. Default: the
-        jitter the model was fitted with (``gp.jitter``, relative to the data for
-        :func:`pymc_vsk.build_model`), else PyMC's 1e-6.
+        jitter the model was fitted with (``gp.jitter``), else PyMC's 1e-6. A value given is
+        read as the model reads its own (:func:`fitted_jitter`): relative to sd(y)² for
+        :func:`pymc_vsk.build_model`'s standardised model, absolute otherwise.
     """
 
     def __init__(self, gp: object, model: pm.Model | None = None, jitter: float | None = None):
         check_supported(gp)
         self.model = model_of(gp, model)
-        jitter = fitted_jitter(gp) if jitter is None else float(jitter)
+        jitter = fitted_jitter(gp, jitter)
         self.gp = gp
         self.jitter = jitter
         if _is_jump_gp(gp):
@@ -340,6 +342,7 @@ class Predictor:
             self.input_dim = 1
             return
         X_value = as_numeric(_training_inputs(gp))
+        self._n_train = 0 if X_value is None or isinstance(gp, LiftedHSGP) else len(X_value)
         if isinstance(gp, LiftedHSGP):  # new inputs are x, before lifting
             self.input_dim = gp.d
         else:
@@ -509,8 +512,16 @@ class Predictor:
             Xs = pt.matrix("Xnew", dtype="float64")
             outputs = _conditional(self.gp, Xs, diag=False, jitter=self.jitter)
             self._joint = self._compile([Xs, *self.inputs], [o for o in outputs if o is not None])
+        Xnew = self._check(Xnew)
+        check_dense(
+            len(Xnew),
+            len(Xnew) + self._n_train,
+            f"A joint prediction at {len(Xnew)} inputs",
+            fix="Ask for the marginal moments instead (predict, Predictor.moments), or for "
+            "fewer inputs.",
+        )
         with blas_threads(1):
-            mean, cov, *noise = self._joint(self._check(Xnew), *self._values(point))
+            mean, cov, *noise = self._joint(Xnew, *self._values(point))
         if of == "y":
             if not noise:
                 raise ValueError("This GP has no Gaussian noise model; use of='f'.")
@@ -538,6 +549,8 @@ class Predictor:
         Xnew = as_float_array(Xnew, "Xnew")
         width = self.input_dim if self.input_dim is not None else np.shape(Xnew)[-1]
         check_inputs(Xnew, width, name="Xnew", owner="the GP")
+        if isinstance(self.gp, LiftedHSGP):
+            self.gp.check_inside_box(Xnew)
         return Xnew
 
 
@@ -690,7 +703,9 @@ def predict(
         The model of the GP (default: the model the GP recorded, else the model in context).
     jitter : float, optional
         Added to the training covariance; 0 for exact interpolation with σ_n = 0. Default: the
-        jitter the model was fitted with (``gp.jitter``), else PyMC's 1e-6.
+        jitter the model was fitted with (``gp.jitter``), else PyMC's 1e-6. A value given is
+        read as the model reads its own (:func:`fitted_jitter`): relative to sd(y)² for
+        :func:`pymc_vsk.build_model`'s standardised model, absolute otherwise.
     max_draws : int or None, default 500
         Most draws mixed (a random subset of the posterior); ``None`` for all.
     seed : int, default 0
@@ -743,20 +758,34 @@ def _as_point(point: object) -> Mapping[str, npt.ArrayLike] | None:
     return point
 
 
-def fitted_jitter(gp: object) -> float | pt.TensorVariable:
-    """The jitter a GP's likelihood was built with (``gp.jitter``), else PyMC's 1e-6.
+def fitted_jitter(gp: object, jitter: float | None = None) -> float | pt.TensorVariable:
+    """The jitter to add to a GP's training covariance.
+
+    By default the one its likelihood was built with (``gp.jitter``), else PyMC's 1e-6. A
+    ``jitter`` given is in the model's own terms, as :func:`pymc_vsk.build_model` reads its
+    argument: times ``gp.jitter_unit`` (sd(y)² for its standardised model), absolute for
+    a GP without one, so that the same number means the same at any units of y.
 
     Parameters
     ----------
     gp : GP
         E.g. from :func:`pymc_vsk.build_model`.
+    jitter : float, optional
 
     Returns
     -------
     float or TensorVariable
         A tensor when the jitter is relative to data containers (read when called).
     """
-    return getattr(gp, "jitter", 1e-6)
+    if jitter is None:
+        return getattr(gp, "jitter", 1e-6)
+    value = float(jitter)
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(
+            f"jitter must be a finite number of at least 0 (it is added to the diagonal of the "
+            f"training covariance); got {value:g}. Leave it out for the model's own."
+        )
+    return value * getattr(gp, "jitter_unit", 1.0)
 
 
 def power_function(

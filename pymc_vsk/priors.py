@@ -187,7 +187,7 @@ def x_scale(X: npt.ArrayLike) -> float:
     """
     spans = np.ptp(np.asarray(X, dtype=float), axis=0)
     span = float(np.max(spans)) if spans.size else 0.0
-    return span if span > 0 else 1.0
+    return _usable(span, "x's span", "X") if span > 0 else 1.0
 
 
 def y_scale(y: npt.ArrayLike) -> float:
@@ -201,8 +201,30 @@ def y_scale(y: npt.ArrayLike) -> float:
     -------
     float
     """
-    sd = float(np.std(np.asarray(y, dtype=float)))
-    return sd if sd > 0 else 1.0
+    y = np.asarray(y, dtype=float)
+    with np.errstate(over="ignore", under="ignore"):
+        sd = float(np.std(y))
+        top = float(np.max(np.abs(y))) if y.size else 0.0
+        if not USABLE_SCALES[0] < sd < USABLE_SCALES[1] and 0 < top < np.inf:
+            sd = top * float(np.std(y / top))  # its square over- or underflowed
+    return _usable(sd, "y's standard deviation", "y") if sd > 0 else 1.0
+
+
+#: Scales of the data whose squares float64 holds with room to spare.
+USABLE_SCALES = (1e-150, 1e150)
+
+
+def _usable(scale: float, what: str, name: str) -> float:
+    """``scale`` when its square (a variance, a squared distance) is a normal float64."""
+    lo, hi = USABLE_SCALES
+    if not lo < scale < hi:
+        value = f"{scale:.3g}" if np.isfinite(scale) else "beyond float64's range"
+        raise ValueError(
+            f"{what} is {value}; the computations square it, so it must lie between {lo:g} "
+            f"and {hi:g}: express {name} in other units (divide it by a power of ten) and "
+            "convert the answers back."
+        )
+    return scale
 
 
 def positive_scale(value: pt.TensorLike) -> pt.TensorVariable:
@@ -237,6 +259,7 @@ def default_priors(
         ``names``.
     """
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    x_scale(X)  # refuses a span whose square float64 cannot hold
     scale = y_scale(y)
     specs = {
         "sigma_f": pm.HalfNormal.dist(sigma=2.0 * scale),

@@ -369,8 +369,8 @@ class SmoothJump(_UnitSteps, ScalingFunction):
     locations, amplitudes : float, sequence or random variable
         As in :class:`Jump`.
     width : float or random variable, default 0.01
-        Transition width ``w`` (same units as ``x``); about 90 % of the step happens within
-        ``±2.2 w`` of the location.
+        Transition width ``w`` (same units as ``x``): the step is σ((x − t)/w), so 90 % of it
+        happens within ``±2.95 w`` of the location t (a fraction tanh(a/2) within ``±a w``).
     dim : int, default 0
     """
 

@@ -17,7 +17,7 @@ import pytest
 
 from pymc_vsk import VSK, VSKRegressor, build_model, diagnose, fit_map, predict, targets
 from pymc_vsk.cli import main
-from pymc_vsk.hsgp import CollapsedLiftedHSGP
+from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.loo import add_log_likelihood
 from pymc_vsk.memory import set_memory_limit
@@ -109,6 +109,38 @@ def numpy_where_psi(X):
 
 def if_else_psi(X):
     return 1.0 if X[0, 0] > 0.5 else 0.0
+
+
+def joint_beyond_the_memory_limit():
+    _, gp = fixed_model()
+    set_memory_limit("20M")
+    try:
+        predict(gp, np.linspace(0, 1, 1000)[:, None], point={}).sample(2)
+    finally:
+        set_memory_limit(None)
+
+
+def a_vsk_given_to_the_lifted_hsgp():
+    with pm.Model():
+        LiftedHSGP([10, 3], Jump(0.5), cov_func=vsk(), c=1.5)
+
+
+def loo_of_a_sparse_gp():
+    with pm.Model() as model:
+        ls = pm.HalfNormal("ls", 1.0)
+        gp = pm.gp.MarginalApprox(cov_func=vsk(pm.gp.cov.Matern52(2, ls=ls)), approx="VFE")
+        gp.marginal_likelihood("y", X=X, Xu=X[::4], y=Y, sigma=0.1)
+    add_log_likelihood(az.from_dict({"posterior": {"ls": np.full((1, 2), 0.2)}}), gp, model=model)
+
+
+def predict_from_no_draws():
+    model, gp = build_model(X, Y, psi=Jump(0.5))
+    fit = fit_map(model, n_starts=1)
+    draws = {
+        name: np.full((1, 4), float(fit.point[name]))
+        for name in ("ls", "sigma_f", "sigma_n", "mean")
+    }
+    predict(gp, X, idata=az.from_dict({"posterior": draws}), max_draws=0)
 
 
 CASES = {
@@ -387,6 +419,60 @@ CASES = {
         TypeError,
         r"got MapResult without one",
         r"its point is result.point",
+    ),
+    "y in units too large to square": (
+        lambda: VSKRegressor(n_starts=1).fit(X, Y * 1e160),
+        ValueError,
+        r"y's standard deviation is \S+e\+160; the computations square it",
+        r"express y in other units \(divide it by a power of ten\)",
+    ),
+    "y in units too small to square": (
+        lambda: build_model(X, Y * 1e-170),
+        ValueError,
+        r"y's standard deviation is \S+e-170",
+        r"express y in other units",
+    ),
+    "a MAP start outside the support": (
+        lambda: fit_map(build_model(X, Y, psi=Jump(0.5))[0], starts=[{"ls": -1.0}]),
+        ValueError,
+        r"start 0 gives ls = -1, outside the support of ls's prior",
+        r"start inside it",
+    ),
+    "a MAP start of the wrong shape": (
+        lambda: fit_map(build_model(X, Y, psi=Jump(0.5))[0], starts=[{"ls": [0.1, 0.2]}]),
+        ValueError,
+        r"start 0 gives ls the shape \(2,\); the model's ls has shape \(\)",
+        r"one value per element",
+    ),
+    "a joint prediction beyond the memory limit": (
+        joint_beyond_the_memory_limit,
+        MemoryError,
+        r"A joint prediction at 1000 inputs needs dense 1000 x 1020 matrices",
+        r"Ask for the marginal moments instead",
+    ),
+    "no posterior draws to predict from": (
+        predict_from_no_draws,
+        ValueError,
+        r"max_draws must be a positive integer \(int\), or None for every draw; got 0",
+        r"None for every draw",
+    ),
+    "a VSK given to the lifted HSGP": (
+        a_vsk_given_to_the_lifted_hsgp,
+        TypeError,
+        r"cov_func is a variably scaled kernel; the lifted HSGP needs its base kernel",
+        r"pass cov_func=vsk.cov_func",
+    ),
+    "no basis function for a coordinate": (
+        lambda: LiftedHSGP([10, 0], Jump(0.5), cov_func=pm.gp.cov.Matern52(2, ls=0.2), c=1.5),
+        ValueError,
+        r"m needs a positive integer per lifted coordinate; got \[10, 0\]",
+        r"positive integer",
+    ),
+    "LOO of a sparse GP": (
+        loo_of_a_sparse_gp,
+        TypeError,
+        r"a sparse pm.gp.MarginalApprox \(VFE, FITC, DTC\) has no such closed form",
+        r"compare models on a dense pm.gp.Marginal",
     ),
     "PyMC GP outside its model": (
         plain_marginal_outside_its_model,

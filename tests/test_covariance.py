@@ -234,3 +234,20 @@ def test_the_lifting_is_the_same_for_arrays_and_tensors():
     np.testing.assert_allclose(lift(X, psi), expected, rtol=1e-14)
     (symbolic,) = evaluate(lift(pt.as_tensor_variable(X), psi))
     np.testing.assert_allclose(symbolic, expected, rtol=1e-14)
+
+
+@pytest.mark.parametrize("container", [False, True])
+def test_integer_inputs_give_the_kernel_of_their_float_values(container):
+    """Day numbers or years as integers: ψ was cast to the integer type of X, so a jump of
+    amplitude 0.5 became 0 and the VSK the stationary kernel, without a word."""
+    Xi = np.arange(10)[:, None]
+    lifted = ref.lift(Xi.astype(float), ref.psi_jump(Xi.astype(float), loc=4.5, amp=0.5))
+    psi = scaling.Jump(4.5, amplitudes=0.5)
+    kernels = [VSK(pm.gp.cov.ExpQuad(2, ls=3.0), psi), LinearVSK(1, psi)]
+    references = [ref.loop_kernel(ref.RADIAL["ExpQuad"], lifted, lifted, 3.0), lifted @ lifted.T]
+    with pm.Model():
+        X = pm.Data("X", Xi) if container else Xi
+        assert not container or X.dtype.startswith("int")
+        for kernel, reference in zip(kernels, references, strict=True):
+            (K,) = evaluate(kernel(X))
+            np.testing.assert_allclose(K, reference, rtol=1e-12)

@@ -10,7 +10,7 @@ import pytensor.tensor as pt
 import pytest
 
 from pymc_vsk import VSK, MultimodalWarning, build_model, fit_map, targets
-from pymc_vsk.fitting import compiled_objective, default_starts
+from pymc_vsk.fitting import NotConvergedWarning, compiled_objective, default_starts
 from pymc_vsk.scaling import Jump
 
 
@@ -61,6 +61,23 @@ def test_every_reported_optimum_is_a_stationary_point(jump81):
         for optimum in result.optima:
             _, grad = objective(objective.flatten(optimum.point))
             assert optimum.converged and np.max(np.abs(grad)) < 1e-3, optimum
+
+
+def test_an_end_point_that_is_no_optimum_is_said_so(jump81):
+    """With too few iterations the end points were listed as optima, with no word."""
+    with pytest.warns(NotConvergedWarning, match=r"after maxiter=1 iterations"):
+        result = fit_map(jump81, n_starts=2, maxiter=1, warn=False)
+    assert "not converged" in result.summary()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NotConvergedWarning)
+        assert "not converged" not in fit_map(jump81, n_starts=2, warn=False).summary()
+
+
+def test_a_scalar_start_fills_a_vector_variable():
+    X = targets.halton_nodes(30)
+    model, _ = build_model(X, targets.jump(X), psi=Jump(0.5), ard=True)
+    result = fit_map(model, starts=[{"ls": 0.1}])
+    assert result.starts[0] == {"ls": 0.1} and result.point["ls"].shape == (2,)
 
 
 def test_explicit_starts_by_constrained_or_value_names(jump81):

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pymc as pm
 import pytensor
 import pytest
 import scipy.stats
 
-from pymc_vsk import VSK, targets
+from pymc_vsk import VSK, predict, targets
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.scaling import Jump, SmoothJump, Stack
 from tests.conftest import seed
@@ -170,6 +173,28 @@ def test_prior_and_conditional_on_lifted_inputs():
     draw = pm.draw(model["f_new"], random_seed=1)
     assert draw.shape == (11,) and np.all(np.isfinite(draw))
     assert np.isfinite(model.compile_logp()(model.initial_point()))
+
+
+def test_inputs_outside_the_box_of_the_basis_are_named():
+    """The basis functions vanish at the box's edge: beyond it a prediction fell to the mean
+    with a small sd (x = 1.5 with a box up to 1.25: mean 3.2, sd 0.09, where the dense VSK
+    gives 1.4 and 2.2), and an L shorter than the data gave errors of 96 sd, silently."""
+    X, y = _data(60)
+    inside, outside = np.linspace(0, 1, 11)[:, None], np.array([[0.5], [1.5], [2.0]])
+    with pm.Model():
+        gp = CollapsedLiftedHSGP([20, 4], Jump(0.5), cov_func=pm.gp.cov.Matern52(2, ls=0.2), c=1.5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            gp.marginal_likelihood("y", X=X, y=y, sigma=0.3)
+            predict(gp, inside, point={})
+        with pytest.warns(UserWarning, match=r"2 of 3 lifted inputs lie outside the box") as got:
+            predict(gp, outside, point={})
+    box = r"coordinate 0: box \[-0\.2\d*, 1\.2\d*\], inputs reach \[0\.5, 2\]"
+    assert re.search(box, str(got[0].message)), got[0].message
+    assert got[0].filename == __file__  # the user's line, not the package's
+    with pm.Model(), pytest.warns(UserWarning, match=r"of 60 lifted inputs lie outside the box"):
+        small = LiftedHSGP([20, 4], Jump(0.5), cov_func=pm.gp.cov.Matern52(2, ls=0.2), L=[0.3, 1])
+        small.prior("f", X=X)
 
 
 def test_public_names_of_the_module():

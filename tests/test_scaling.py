@@ -71,6 +71,13 @@ def test_smooth_jump_tends_to_the_hard_jump_as_the_width_shrinks():
     )
 
 
+def test_ninety_percent_of_a_smooth_step_lies_within_its_stated_widths():
+    """The docstring of ``width``: 90 % of the step within ±2.95 w (it said ±2.2 w, 80 %)."""
+    w = 0.01
+    psi = scaling.SmoothJump(0.5, width=w).numpy(np.array([[0.5 - 2.95 * w], [0.5 + 2.95 * w]]))
+    assert np.diff(psi)[0] == pytest.approx(0.90, abs=0.001)
+
+
 def test_disk_and_half_plane_with_a_width_are_logistic_edges():
     X = inputs(2, 30, seed=23)
     r = np.hypot(X[:, 0] - 0.4, X[:, 1] - 0.6)

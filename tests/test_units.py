@@ -21,6 +21,7 @@ import pytest
 from pymc_vsk import VSK, VSKRegressor, build_model, fit_map, predict, set_data, targets
 from pymc_vsk.covariance import NegligibleScalingWarning
 from pymc_vsk.jumps import build_jump_model
+from pymc_vsk.prediction import fitted_jitter
 from pymc_vsk.scaling import Disk, Jump, numeric_value
 from tests.conftest import seed
 
@@ -295,6 +296,22 @@ def test_jitter_is_relative_to_the_data_and_shared_with_prediction():
     assert np.max(pred.std_f) < 1e-2 * c
     mu, _ = gp.predict(X, point={}, diag=True, model=model)  # PyMC's path: the same jitter
     np.testing.assert_allclose(mu / c, y, atol=1e-3)
+
+
+def test_a_jitter_given_to_predict_is_read_as_build_model_reads_it():
+    """``jitter=`` is relative to sd(y)² in build_model; predict took the same number as an
+    absolute one, so on y × 0.001 + 5 the mean moved by 0.35 and std_y grew 4.5-fold."""
+    X, y = _one_d()
+    Xnew = np.linspace(0, 1, 7)[:, None]
+    answers = []
+    for a, b in ((1.0, 0.0), (1e-3, 5.0)):
+        model, gp = build_model(X, a * y + b, psi=Jump(0.5), ls=0.1, sigma_f=2.0 * a)
+        fit = fit_map(model, n_starts=2, warn=False)
+        pred = predict(gp, Xnew, point=fit, jitter=1e-4)
+        answers.append(((pred.mean - b) / a, pred.std_y / a))
+        assert numeric_value(fitted_jitter(gp, 1e-4)) == pytest.approx(1e-4 * np.var(a * y))
+    np.testing.assert_allclose(answers[0][0], answers[1][0], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(answers[0][1], answers[1][1], rtol=1e-4)
 
 
 def test_memory_guard_covers_the_stationary_model():

@@ -718,8 +718,10 @@ def _marginal(X, y, lower, upper, amp_spec, kernel, priors, mean, standardize, o
     gp = MarginalJumpGP(
         base, sigma_f=sigma_f, amplitude=amplitude, mean_func=mean_func, psi_scale=psi_scale
     )
-    jitter = 1e-6 * (y_scale(y) ** 2 if standardize else 1.0)
-    gp.marginal_likelihood("y", X, y_data, sigma_n, lower=lower, upper=upper, jitter=jitter)
+    gp.jitter_unit = y_scale(y) ** 2 if standardize else 1.0  # as build_model's
+    gp.marginal_likelihood(
+        "y", X, y_data, sigma_n, lower=lower, upper=upper, jitter=1e-6 * gp.jitter_unit
+    )
     if standardize:
         record_units(pm.modelcontext(None), {"mean": y_scale(y)})
     return gp
