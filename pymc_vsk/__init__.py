@@ -1,6 +1,7 @@
 """pymc-vsk: variably scaled kernels for Gaussian-process regression (Kriging) in PyMC.
 
-Implements "Kriging via Variably Scaled Kernels" (Audone, Marchetti, Perracchione, Rossini).
+Implements "Kriging via Variably Scaled Kernels" (Audone, Marchetti, Perracchione, Rossini,
+2026, arXiv:2603.16950); the equations cited in the docstrings are that paper's.
 
 The names below are imported on first use, so that ``from pymc_vsk import build_model,
 fit_map`` does not pay for the posterior diagnostics (ArviZ) and plotting it does not use.

@@ -21,8 +21,9 @@ few dozen gaps (n ≲ 60 nodes inside the prior range, or a coarse candidate gri
 
 **Differentiable relaxation** (``method="smooth"``): ψ(x) = Σ_k a_k σ((x − t_k)/w) with a
 logistic step of width ``w`` (fixed or with its own prior). One Cholesky per log density, so
-it scales to many nodes, several jumps (ordered locations) and 2-D discontinuity curves
-(:class:`pymc_vsk.scaling.Disk`, :class:`pymc_vsk.scaling.HalfPlane` with ``width``).
+it scales to many nodes and several jumps (ordered locations). The same relaxation draws 2-D
+discontinuity curves: :func:`pymc_vsk.build_model` with a :class:`pymc_vsk.scaling.Disk` or
+:class:`pymc_vsk.scaling.HalfPlane` ψ whose parameters are random and which has a ``width``.
 
 Either way the data identify a jump only up to the gap between the two nodes around it: inside
 that gap every location explains the data equally well and the posterior there is the prior.
@@ -388,7 +389,8 @@ class MarginalJumpGP:
         if X_np.ndim != 2 or X_np.shape[1] != 1:
             raise ValueError(
                 f"MarginalJumpGP needs 1-D inputs as a column (n, 1); got shape {X_np.shape}. "
-                "For jumps in d >= 2 use method='smooth' with a Disk or HalfPlane ψ."
+                "For a discontinuity curve in d >= 2, give pymc_vsk.build_model a "
+                "scaling.Disk or scaling.HalfPlane ψ with random parameters and a width."
             )
         self.gaps = Gaps.from_nodes(X_np[:, 0], lower, upper, cdf)
         check_dense(
@@ -631,8 +633,9 @@ def build_jump_model(
     if X_np.shape[1] != 1:
         raise ValueError(
             f"build_jump_model takes 1-D inputs (n, 1); got {X_np.shape[1]} columns. For a "
-            "discontinuity curve in 2-D, build a VSK with scaling.Disk/HalfPlane(width=...) "
-            "whose parameters are random variables."
+            "discontinuity curve in 2-D, give pymc_vsk.build_model a scaling.Disk or "
+            "scaling.HalfPlane ψ with random parameters and a width, inside a pm.Model that "
+            "holds their priors."
         )
     if isinstance(n_jumps, bool) or not isinstance(n_jumps, int | np.integer) or n_jumps < 1:
         raise ValueError(f"n_jumps must be an integer (int) of at least 1; got {n_jumps!r}.")
