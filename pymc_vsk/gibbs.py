@@ -59,6 +59,20 @@ def _radial(kernel: str | type | pm.gp.cov.Stationary) -> pm.gp.cov.Stationary:
     return base
 
 
+def _differentiable(psi: ScalingFunction | Callable, owner: str) -> ScalingFunction:
+    """``psi`` as a scaling function, refused when a part of it is piecewise constant."""
+    psi = as_scaling_function(psi)
+    steps = [p for p in getattr(psi, "parts", [psi]) if p.piecewise_constant]
+    if steps:
+        raise ValueError(
+            f"{owner}.from_psi needs a differentiable ψ; {steps[0]!r} is piecewise constant, "
+            "so its derivative is 0 wherever it exists and the local length scale would be ℓ "
+            "everywhere: the stationary kernel, not the VSK's. Give the step a width "
+            "(scaling.SmoothJump, or Disk/HalfPlane with width=...)."
+        )
+    return psi
+
+
 def psi_gradient(psi: ScalingFunction | Callable, X: pt.TensorLike) -> Variable:
     """∇ψ at each row of ``X`` by automatic differentiation: shape (n, d, q).
 
@@ -158,13 +172,15 @@ class PaciorekSchervish(_LocalScaleKernel):
         input_dim: int,
         kernel: str | type | pm.gp.cov.Stationary = "expquad",
         active_dims: Sequence[int] | None = None,
+        psi_scale: pt.TensorLike = 1.0,
     ) -> PaciorekSchervish:
-        r"""Σ(x) = ℓ² (I + ∇ψ ∇ψᵀ)⁻¹ (Corollary 3.4); for q > 1, I + Σ_j ∇ψ_j ∇ψ_jᵀ.
+        r"""Σ(x) = ℓ² (I + s² ∇ψ ∇ψᵀ)⁻¹ (Corollary 3.4); for q > 1, I + s² Σ_j ∇ψ_j ∇ψ_jᵀ.
 
         Parameters
         ----------
         psi : ScalingFunction or callable
-            The VSK's scaling function.
+            The VSK's scaling function, differentiable (a hard jump or region has ∇ψ = 0
+            and is refused: use :class:`~pymc_vsk.scaling.SmoothJump` or a width).
         ls : tensor-like
             The VSK's length scale ℓ.
         input_dim : int
@@ -173,16 +189,19 @@ class PaciorekSchervish(_LocalScaleKernel):
             Isotropic base φ.
         active_dims : sequence of int, optional
             Columns of ``X`` the kernel acts on (default: all).
+        psi_scale : tensor-like, default 1.0
+            The VSK's factor s of the lifted coordinate ([x, s·ψ(x)], as
+            :class:`~pymc_vsk.covariance.VSK` takes it; ``np.ptp(X)`` for data not in [0, 1]).
 
         Returns
         -------
         PaciorekSchervish
         """
-        psi = as_scaling_function(psi)
+        psi = _differentiable(psi, cls.__name__)
         d = input_dim if active_dims is None else len(active_dims)
 
         def sigma(X):
-            G = psi_gradient(psi, X)  # (n, d, q)
+            G = psi_scale * psi_gradient(psi, X)  # (n, d, q)
             M = pt.eye(d)[None] + pt.sum(G[:, :, None, :] * G[:, None, :, :], axis=-1)
             return pt.square(ls) * _inverse(M, d)
 
@@ -239,13 +258,16 @@ class Gibbs(_LocalScaleKernel):
         kernel: str | type | pm.gp.cov.Stationary = "expquad",
         input_dim: int = 1,
         active_dims: Sequence[int] | None = None,
+        psi_scale: pt.TensorLike = 1.0,
     ) -> Gibbs:
-        r"""ℓ(x) = ℓ / sqrt(1 + ψ'(x)²), the local length scale of Corollary 3.3 (1-D).
+        r"""ℓ(x) = ℓ / sqrt(1 + s² ψ'(x)²), the local length scale of Corollary 3.3 (1-D).
 
         Parameters
         ----------
         psi : ScalingFunction or callable
-            A scalar ψ (q = 1) of one input coordinate.
+            A scalar ψ (q = 1) of one input coordinate, differentiable (a hard
+            :class:`~pymc_vsk.scaling.Jump` has ψ' = 0 and is refused: use
+            :class:`~pymc_vsk.scaling.SmoothJump`).
         ls : tensor-like
             ℓ, the length scale of the VSK this kernel approximates.
         kernel : str, Stationary class or instance, default "expquad"
@@ -254,26 +276,42 @@ class Gibbs(_LocalScaleKernel):
             Number of columns of the inputs.
         active_dims : sequence of int, optional
             The column ψ acts on (default: all, i.e. the one column).
+        psi_scale : tensor-like, default 1.0
+            The VSK's factor s of the lifted coordinate ([x, s·ψ(x)], as
+            :class:`~pymc_vsk.covariance.VSK` takes it; ``np.ptp(X)`` for data not in [0, 1]).
 
         Returns
         -------
         Gibbs
         """
-        psi = as_scaling_function(psi)
+        psi = _differentiable(psi, cls.__name__)
         if psi.q != 1:
             raise ValueError("Gibbs.from_psi needs a scalar ψ (q = 1); use PaciorekSchervish.")
 
         def lengthscale(X):
-            G = psi_gradient(psi, X)  # (n, d, 1)
+            G = psi_scale * psi_gradient(psi, X)  # (n, d, 1)
             return ls / pt.sqrt(1.0 + pt.sum(pt.square(G[..., 0]), axis=-1))
 
         out = cls(input_dim, lengthscale, kernel, active_dims)
         out.psi, out.ls = psi, ls
         return out
 
+    def _lengthscales(self, X: Variable) -> Variable:
+        """ℓ(x) at each row, shape (n,): a column (n, 1) is flattened, a scalar broadcast."""
+        out = pt.as_tensor_variable(self.lengthscale_func(X))
+        if out.ndim == 0:
+            return pt.broadcast_to(out, (X.shape[0],))
+        if out.ndim == 2 and out.type.shape[1] in (1, None):
+            return out.reshape((X.shape[0],))
+        if out.ndim != 1:
+            raise ValueError(
+                f"lengthscale_func must return one length scale per row of X, shape (n,) (or "
+                f"(n, 1)); it returned a {out.ndim}-D tensor of static shape {out.type.shape}."
+            )
+        return out
+
     def _full(self, X: Variable, Xs_: Variable) -> Variable:
-        lx = pt.as_tensor_variable(self.lengthscale_func(X))
-        ls = pt.as_tensor_variable(self.lengthscale_func(Xs_))
+        lx, ls = self._lengthscales(X), self._lengthscales(Xs_)
         l2 = pt.square(lx)[:, None] + pt.square(ls)[None, :]
         r2 = pt.sum(pt.square(X[:, None, :] - Xs_[None, :, :]), axis=-1)
         prefactor = pt.power(2.0 * lx[:, None] * ls[None, :] / l2, 0.5 * self.n_dims)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+
+from pymc_vsk.validation import check_finite
 
 __all__ = ["METRIC_LABELS", "summarize"]
 
@@ -13,6 +16,23 @@ METRIC_LABELS = {
     "mean_std": "Average posterior std.",
     "max_std": "Maximum posterior std.",
 }
+
+
+_NAMES = ("mean", "std", "truth")
+
+
+def _values(values: npt.ArrayLike, name: str) -> np.ndarray:
+    """One finite value per evaluation point: shape (M,), or a column (M, 1), M ≥ 1."""
+    out = np.asarray(values, dtype=float)
+    if out.ndim == 2 and out.shape[1] == 1:
+        out = out[:, 0]
+    if out.ndim != 1 or out.size == 0:
+        raise ValueError(
+            f"{name} must hold one value per evaluation point, shape (M,) or (M, 1) with "
+            f"M >= 1; got shape {out.shape}."
+        )
+    check_finite(out, name, "summarize finite predictions at the evaluation points.")
+    return out
 
 
 def summarize(mean: np.ndarray, std: np.ndarray, truth: np.ndarray) -> dict[str, float]:
@@ -30,11 +50,18 @@ def summarize(mean: np.ndarray, std: np.ndarray, truth: np.ndarray) -> dict[str,
     mean, std, truth : array, shape (M,)
         Posterior mean, posterior standard deviation and target at the evaluation points.
     """
-    mean, std, truth = (np.asarray(a, dtype=float).ravel() for a in (mean, std, truth))
+    mean, std, truth = (
+        _values(a, name) for a, name in zip((mean, std, truth), _NAMES, strict=True)
+    )
     if not (mean.shape == std.shape == truth.shape):
         raise ValueError(
             f"mean, std and truth must have the same length; got {mean.shape}, {std.shape}, "
             f"{truth.shape}."
+        )
+    if np.any(std < 0):
+        raise ValueError(
+            f"std holds a negative value ({std.min():g}): pass standard deviations, not "
+            "differences or log values."
         )
     err = mean - truth
     return {

@@ -29,8 +29,8 @@ def posterior_bands(
 
     Parameters
     ----------
-    x : array, shape (M,)
-        Evaluation points (sorted).
+    x : array, shape (M,) or (M, 1)
+        Evaluation points (sorted); the column given to ``predict`` does.
     mean, std : dict of model name -> array, shape (M,)
         Posterior mean and standard deviation per model (one panel each).
     X, y : array, shape (N,)
@@ -44,6 +44,8 @@ def posterior_bands(
     -------
     Figure
     """
+    x = np.asarray(x, dtype=float)
+    x = x[:, 0] if x.ndim == 2 and x.shape[1] == 1 else x
     names = list(mean)
     fig = Figure(figsize=(5 * len(names), 3.6))
     axes = fig.subplots(1, len(names), sharey=True)
@@ -201,7 +203,8 @@ def field_maps(
     rows : dict of row key -> label, in row order
         Quantities drawn, with their colour-bar labels.
     log : sequence of str
-        Rows drawn on a logarithmic colour scale (non-positive values are shown at its minimum).
+        Rows drawn on a logarithmic colour scale (non-positive values are shown at its minimum;
+        a row with no positive value gets a linear one).
     points : array, shape (N, 2), optional
         Nodes, drawn on the first column.
     cmaps : dict of row key -> colormap name, optional
@@ -250,5 +253,8 @@ def _shared_norm(fields: Sequence[np.ndarray], log: bool) -> Normalize:
     if not log:
         return Normalize(min(float(np.nanmin(f)) for f in fields), vmax)
     positive = [float(np.min(f[f > 0])) for f in fields if np.any(f > 0)]
-    vmin = min(positive) if positive else vmax * 1e-6
+    if not positive:  # nothing above 0 (a std of exactly 0): no log scale to draw
+        vmin = min(float(np.nanmin(f)) for f in fields)
+        return Normalize(vmin, vmax if vmax > vmin else vmin + 1.0)
+    vmin = min(positive)
     return LogNorm(max(vmin, vmax * 1e-12), vmax)

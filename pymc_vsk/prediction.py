@@ -818,6 +818,7 @@ def power_function(
     """
     X = as_float_array(X, "X")
     Xnew = as_float_array(Xnew, "Xnew")
+    check_inputs(Xnew, X.shape[1] if X.ndim == 2 else 1, name="Xnew", owner="the nodes X")
     K, k, kxx = (
         _evaluate(expr, point)
         for expr in (cov_func(X), cov_func(X, Xnew), cov_func(Xnew, diag=True))
@@ -836,7 +837,18 @@ def power_function(
 def _evaluate(expr: pt.TensorVariable, point: Mapping[str, npt.ArrayLike] | None) -> np.ndarray:
     value = numeric_value(expr, point)
     if value is None:
+        point = point or {}
+        names = sorted({v.name for v in pm.pytensorf.rvs_in_graph(expr) if v.name})
+        missing = [name for name in names if name not in point]
+        hint = ""
+        if any(str(key).endswith("__") for key in point):
+            hint = (
+                " The point's names are of the transformed values (such as ls_log__): give "
+                "the variables' own names and values, as fit_map(model).point holds them."
+            )
         raise ValueError(
-            "The covariance has random parameters; pass point={name: value} for each of them."
+            "The covariance has random parameters; pass point={name: value} for each of them "
+            f"(missing: {', '.join(map(repr, missing)) or 'a value the point does not fit'})."
+            + hint
         )
     return value

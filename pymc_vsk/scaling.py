@@ -178,6 +178,10 @@ class ScalingFunction:
         """True when a parameter is symbolic and not a constant (e.g. a PyMC random variable)."""
         return any(numeric_value(v) is None for v in self.params.values())
 
+    #: True when ψ is constant between its steps (a hard jump or region indicator): its
+    #: derivative is 0 wherever it exists. Unknown (a user's function) counts as False.
+    piecewise_constant: bool = False
+
     def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
         """Bounds of ψ(x) over every x and every value of the random parameters, if known.
 
@@ -338,6 +342,8 @@ class Jump(_UnitSteps, ScalingFunction):
         Column of ``X`` the jump acts on.
     """
 
+    piecewise_constant = True
+
     def __init__(self, locations: Parameter, amplitudes: Parameter = 1.0, dim: int = 0) -> None:
         locations = _vector(locations, "locations", "Jump")
         amplitudes = _vector(amplitudes, "amplitudes", "Jump")
@@ -424,6 +430,8 @@ class Region(_UnitSteps, ScalingFunction):
         super().__init__(amplitude=amplitude)
         self.predicate = predicate
 
+    piecewise_constant = True
+
     example_dim = 2
 
     @classmethod
@@ -459,6 +467,11 @@ class _SignedDistanceRegion(_UnitSteps, ScalingFunction):
     @property
     def hard(self) -> bool:
         """True for a hard indicator (no edge width)."""
+        return self._hard
+
+    @property
+    def piecewise_constant(self) -> bool:  # type: ignore[override]
+        """True for a hard indicator."""
         return self._hard
 
 
@@ -724,6 +737,11 @@ class Stack(ScalingFunction):
     def columns_needed(self) -> int:
         """The most columns any part reads."""
         return max(p.columns_needed for p in self.parts)
+
+    @property
+    def piecewise_constant(self) -> bool:  # type: ignore[override]
+        """True when every part is."""
+        return all(p.piecewise_constant for p in self.parts)
 
     def value_range(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The parts' bounds, column by column, when every part knows its own."""

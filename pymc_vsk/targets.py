@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pytensor.tensor as pt
+from pytensor.graph import Variable
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.scaling import numpy_or_tensor
@@ -38,6 +39,8 @@ ArrayOrTensor = npt.ArrayLike | TensorVariable
 
 
 def _first_column(x: TensorVariable) -> TensorVariable:
+    if x.ndim > 2:
+        raise ValueError(f"A target takes x of shape (n,) or (n, d); got a {x.ndim}-D array.")
     return x[:, 0] if x.ndim == 2 else x
 
 
@@ -66,7 +69,6 @@ def jump(x: ArrayOrTensor) -> ArrayOrTensor:
     return smooth + pt.where(x < JUMP_LOCATION, 3.0, 0.0)
 
 
-@numpy_or_tensor
 def weierstrass(x: ArrayOrTensor, a: float = 0.5, b: float = 3.0, K: int = 12) -> ArrayOrTensor:
     r"""Truncated 2-D Weierstrass target of Section 4.2 (a = 0.5, b = 3, K = 12).
 
@@ -87,6 +89,16 @@ def weierstrass(x: ArrayOrTensor, a: float = 0.5, b: float = 3.0, K: int = 12) -
     -------
     array or tensor, shape (n,)
     """
+    shape = x.type.shape if isinstance(x, Variable) else np.shape(x)
+    if len(shape) != 2 or (shape[1] is not None and shape[1] < 2):
+        raise ValueError(
+            f"weierstrass takes points (x₁, x₂) as an array of shape (n, 2); got shape {shape}."
+        )
+    return _weierstrass(x, a, b, K)
+
+
+@numpy_or_tensor
+def _weierstrass(x: ArrayOrTensor, a: float, b: float, K: int) -> ArrayOrTensor:
     x1, x2 = x[:, 0], x[:, 1]
     total = 0.0
     for k in range(K + 1):
@@ -140,7 +152,8 @@ def exp_cos(x: ArrayOrTensor) -> ArrayOrTensor:
 
 # -- node sets ----------------------------------------------------------------------------------
 def _check_count(n: int, name: str = "n") -> int:
-    if int(n) != n or n < 1:
+    number = isinstance(n, int | float | np.integer | np.floating) and not isinstance(n, bool)
+    if not (number and np.isfinite(n) and int(n) == n and n >= 1):
         raise ValueError(f"{name} must be a positive integer; got {n!r}.")
     return int(n)
 
@@ -214,7 +227,15 @@ def halton_nodes(
     """
     n, d = _check_count(n), _check_count(d, "d")
     points = np.column_stack([_radical_inverse(n, base) for base in _primes(d)])
-    return np.asarray(lower) + points * (np.asarray(upper) - np.asarray(lower))
+    bounds = []
+    for value, name in ((lower, "lower"), (upper, "upper")):
+        value = np.asarray(value, dtype=float)
+        if value.ndim > 1 or value.size not in (1, d):
+            raise ValueError(
+                f"{name} must be one number or one per coordinate ({d}); got shape {value.shape}."
+            )
+        bounds.append(value)
+    return bounds[0] + points * (bounds[1] - bounds[0])
 
 
 def chebyshev_nodes(
@@ -244,9 +265,8 @@ def chebyshev_nodes(
         t = np.cos(np.arange(n) * np.pi / (n - 1)) if n > 1 else np.zeros(1)
     else:
         raise ValueError(f"kind must be 'gauss' or 'lobatto'; got {kind!r}.")
-    t = np.sort(t)
     t[np.abs(t) < 1e-15] = 0.0
-    return (0.5 * (lower + upper) + 0.5 * (upper - lower) * t)[:, None]
+    return np.sort(0.5 * (lower + upper) + 0.5 * (upper - lower) * t)[:, None]
 
 
 def grid_nodes(n_per_dim: int, lower: float = 0.0, upper: float = 1.0, d: int = 2) -> np.ndarray:

@@ -67,6 +67,49 @@ def power_function_lower_bounds(
         for any kernel; the second bounds the first under the hypotheses of the module
         docstring (Gaussian base).
     """
-    inner = kxx - np.sum(np.square(k_psi), axis=0) / spectral_extremes(K_psi)[0]
-    outer = kxx - np.sum(np.square(k), axis=0) / spectral_extremes(K)[0]
+    lam_psi, lam = _smallest_eigenvalue(K_psi, "K_psi"), _smallest_eigenvalue(K, "K")
+    n = len(K)
+    kxx = np.asarray(kxx, dtype=float)
+    k, k_psi = _kernel_vectors(k, "k", n, kxx.shape), _kernel_vectors(k_psi, "k_psi", n, kxx.shape)
+    inner = kxx - np.sum(np.square(k_psi), axis=0) / lam_psi
+    outer = kxx - np.sum(np.square(k), axis=0) / lam
     return inner, outer
+
+
+def _smallest_eigenvalue(K: np.ndarray, name: str) -> float:
+    """λ_min of a kernel matrix the bounds divide by; refused when not positive definite."""
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square kernel matrix (n, n); got shape {K.shape}.")
+    scale = float(np.max(np.abs(K))) if K.size else 0.0
+    if not np.allclose(K, K.T, rtol=0.0, atol=1e-12 * scale):
+        raise ValueError(f"{name} is not symmetric: pass the kernel matrix on the nodes.")
+    low, high = spectral_extremes(K)
+    if not low > len(K) * np.finfo(float).eps * high:
+        raise ValueError(
+            f"{name} is numerically singular (smallest eigenvalue {low:.3g}, largest "
+            f"{high:.3g}), and the bounds divide by its smallest eigenvalue. Add a nugget λ "
+            "to both matrices (K + λI and K_psi + λI: the bounds hold for them, see the "
+            "module's notes), e.g. λ = 1e-6 · λ_max."
+        )
+    return low
+
+
+def _kernel_vectors(k: np.ndarray, name: str, n: int, points: tuple[int, ...]) -> np.ndarray:
+    """Kernel vectors as columns (n, m), refused in another layout than ``kxx``'s m points."""
+    k = np.asarray(k, dtype=float)
+    if k.shape != (n, *points):
+        hint = (
+            " (cov(Xnew, X) gives (m, n): pass its transpose)"
+            if k.shape[::-1]
+            == (
+                n,
+                *points,
+            )
+            else ""
+        )
+        raise ValueError(
+            f"{name} must have shape (n, m) = {(n, *points)}, one column per evaluation point "
+            f"of kxx; got {k.shape}{hint}."
+        )
+    return k

@@ -188,10 +188,10 @@ def check_inputs(
     if value is None:
         return
     if value.shape[0] == 0:
-        raise ValueError(
-            f"{name} has no rows (shape {value.shape}); pass at least one input row "
-            "(a GP fit needs data: at least three distinct nodes for the default priors)."
-        )
+        need = "at least one input row"
+        if name in ("X", "x"):  # training inputs
+            need += " (a GP fit needs data: at least three distinct nodes for the default priors)"
+        raise ValueError(f"{name} has no rows (shape {value.shape}); pass {need}.")
     if value.shape[1] != width:
         raise ValueError(
             f"{name} has {value.shape[1]} column(s) but {owner} takes input_dim={width}. "

@@ -15,12 +15,22 @@ import pymc as pm
 import pytensor.tensor as pt
 import pytest
 
-from pymc_vsk import VSK, VSKRegressor, build_model, diagnose, fit_map, predict, targets
+from pymc_vsk import (
+    VSK,
+    VSKRegressor,
+    build_model,
+    diagnose,
+    fit_map,
+    power_function,
+    predict,
+    targets,
+)
 from pymc_vsk.cli import main
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.loo import add_log_likelihood
 from pymc_vsk.memory import set_memory_limit
+from pymc_vsk.metrics import summarize
 from pymc_vsk.scaling import Disk, FromFunction, Jump, SmoothJump, Stack, Weierstrass
 
 X = targets.halton_nodes(20)
@@ -141,6 +151,20 @@ def predict_from_no_draws():
         for name in ("ls", "sigma_f", "sigma_n", "mean")
     }
     predict(gp, X, idata=az.from_dict({"posterior": draws}), max_draws=0)
+
+
+def power_function_with_a_point_missing_one():
+    with pm.Model():
+        ls, sigma_f = pm.HalfNormal("ls", 1.0), pm.HalfNormal("sigma_f", 1.0)
+        cov = sigma_f**2 * vsk(pm.gp.cov.Matern52(2, ls=ls))
+    power_function(cov, X, X[:3], point={"ls": 0.2})
+
+
+def power_function_at_transformed_values():
+    with pm.Model() as model:
+        ls = pm.HalfNormal("ls", 1.0)
+        cov = vsk(pm.gp.cov.Matern52(2, ls=ls))
+    power_function(cov, X, X[:3], point=model.initial_point())
 
 
 CASES = {
@@ -473,6 +497,48 @@ CASES = {
         TypeError,
         r"a sparse pm.gp.MarginalApprox \(VFE, FITC, DTC\) has no such closed form",
         r"compare models on a dense pm.gp.Marginal",
+    ),
+    "a prediction summarised in another layout than the truth": (
+        lambda: summarize(np.zeros((4, 3)), np.ones((4, 3)), np.zeros((3, 4))),
+        ValueError,
+        r"mean must hold one value per evaluation point, shape \(M,\) or \(M, 1\)",
+        r"got shape \(4, 3\)",
+    ),
+    "a negative standard deviation to summarise": (
+        lambda: summarize([0.0, 1.0], [0.1, -1.0], [0.0, 1.0]),
+        ValueError,
+        r"std holds a negative value \(-1\)",
+        r"pass standard deviations",
+    ),
+    "a power function point missing a parameter": (
+        power_function_with_a_point_missing_one,
+        ValueError,
+        r"The covariance has random parameters",
+        r"missing: 'sigma_f'",
+    ),
+    "a power function point of transformed values": (
+        power_function_at_transformed_values,
+        ValueError,
+        r"missing: 'ls'",
+        r"give the variables' own names and values, as fit_map\(model\).point holds them",
+    ),
+    "the Weierstrass target on one column": (
+        lambda: targets.weierstrass(np.linspace(0, 1, 3)[:, None]),
+        ValueError,
+        r"weierstrass takes points \(x₁, x₂\) as an array of shape \(n, 2\)",
+        r"got shape \(3, 1\)",
+    ),
+    "a node count that is not a number": (
+        lambda: targets.uniform_nodes(None),
+        ValueError,
+        r"n must be a positive integer; got None",
+        r"positive integer",
+    ),
+    "Halton bounds for another dimension": (
+        lambda: targets.halton_nodes(4, d=2, lower=[0, 0, 0]),
+        ValueError,
+        r"lower must be one number or one per coordinate \(2\); got shape \(3,\)",
+        r"one per coordinate",
     ),
     "PyMC GP outside its model": (
         plain_marginal_outside_its_model,

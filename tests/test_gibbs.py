@@ -190,3 +190,37 @@ def test_bad_arguments():
         Gibbs.from_psi(scaling.Stack([scaling.Corner(), scaling.Corner(0.3)]), 0.3)
     with pytest.raises(ValueError, match="NaN"):
         Gibbs(1, ell)(np.array([[np.nan]]))
+
+
+def test_length_scales_as_a_column_or_a_scalar_are_one_per_row():
+    """PyMC's own style ``lambda X: 0.1 + 0.3 * X**2`` returns (n, 1): the kernel was a
+    silent (n, n, n) tensor; a constant ``lambda X: 0.2`` raised an IndexError."""
+    X = np.linspace(0, 1, 6)[:, None]
+    reference = pm.gp.cov.Gibbs(1, lambda X: 0.1 + 0.3 * X[:, 0] ** 2)(X).eval()
+    for func in (lambda X: 0.1 + 0.3 * X**2, lambda X: 0.1 + 0.3 * X[:, 0] ** 2):
+        np.testing.assert_allclose(Gibbs(1, func)(X).eval(), reference, rtol=1e-12)
+    stationary = pm.gp.cov.ExpQuad(1, ls=0.2)(X).eval()
+    np.testing.assert_allclose(Gibbs(1, lambda X: 0.2)(X).eval(), stationary, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"one length scale per row of X, shape \(n,\)"):
+        Gibbs(1, lambda X: pt.ones((X.shape[0], 2, 2)))(X)
+
+
+def test_from_psi_refuses_a_step_and_takes_the_vsk_s_psi_scale():
+    """A hard jump has ψ' = 0: the kernel was the stationary one (k = 0.80 across the jump,
+    where the VSK gives 0.003). With x in other units the VSK's lifted coordinate is s·ψ,
+    and the Gibbs kernel must see the same s."""
+    with pytest.raises(ValueError, match=r"needs a differentiable ψ; Jump\(.*SmoothJump"):
+        Gibbs.from_psi(scaling.Jump(0.5), 0.3)
+    hard_disk = scaling.Disk([0.5, 0.5], 0.3)
+    with pytest.raises(ValueError, match=r"needs a differentiable ψ; Disk"):
+        PaciorekSchervish.from_psi(scaling.Stack([hard_disk, scaling.Weierstrass(2)]), 0.3, 2)
+    x0, h = np.array([[0.48]]), 1e-3
+    answers = []
+    for a, b in ((1.0, 0.0), (1000.0, -7.0)):
+        psi = scaling.SmoothJump(a * 0.5 + b, width=a * 0.05)
+        vsk = VSK(pm.gp.cov.ExpQuad(2, ls=0.3 * a), psi, psi_scale=a)
+        gibbs = Gibbs.from_psi(psi, 0.3 * a, psi_scale=a)
+        pair = (a * x0 + b, a * (x0 + h) + b)
+        answers.append([vsk(*pair).eval()[0, 0], gibbs(*pair).eval()[0, 0]])
+    np.testing.assert_allclose(answers[0], answers[1], rtol=1e-9)
+    assert abs(answers[0][0] - answers[0][1]) < 1e-4  # and the two agree at small h

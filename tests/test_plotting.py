@@ -19,3 +19,22 @@ def test_a_nan_cell_leaves_the_colour_scale_to_the_other_values(log):
     )
     norm = fig.axes[0].images[0].norm
     assert (norm.vmin, norm.vmax) == (1.0, 30.0)
+
+
+def test_a_log_row_without_a_positive_value_is_drawn_on_a_linear_scale():
+    """A std of exactly 0 everywhere made the log scale 0 to 0: matplotlib's "Invalid vmin
+    or vmax"."""
+    fig = field_maps({"A": {"s": np.zeros(16)}}, (4, 4), (0, 1, 0, 1), {"s": "std"}, log=["s"])
+    norm = fig.axes[0].images[0].norm
+    assert (norm.vmin, norm.vmax) == (0.0, 1.0)
+    fig.canvas.draw()
+
+
+def test_posterior_bands_take_the_column_given_to_predict():
+    from pymc_vsk import targets
+    from pymc_vsk.plotting import posterior_bands
+
+    grid, X = np.linspace(0, 1, 50)[:, None], targets.halton_nodes(8)
+    band = {"vsk": np.sin(grid[:, 0])}, {"vsk": np.full(50, 0.1)}
+    fig = posterior_bands(grid, *band, X, targets.jump(X))
+    np.testing.assert_array_equal(fig.axes[0].lines[0].get_xdata(), grid[:, 0])

@@ -7,6 +7,7 @@ import pymc as pm
 import pytest
 
 from pymc_vsk import VSK, power_function
+from pymc_vsk.scaling import Jump
 from pymc_vsk.theory import power_function_lower_bounds, spectral_extremes
 from tests import reference as ref
 from tests.conftest import BASE_KERNELS, SCALINGS, evaluate, inputs
@@ -71,3 +72,24 @@ def test_power_function_lower_bounds_of_section_3_2(psi_name):
     inner, outer = power_function_lower_bounds(K, k, np.ones(len(Xnew)), K_psi, k_psi)
     assert np.all(P2 >= inner - 1e-10)
     assert np.all(inner >= outer - 1e-10)
+
+
+def test_the_bounds_refuse_a_singular_matrix_and_kernel_vectors_in_rows():
+    """On 15 equispaced nodes with ℓ = 0.5, λ_min(K) rounds to −1e-16: dividing by it gave an
+    "outer bound" of 1e17 where P² ≤ 4e-14. cov(Xnew, X) gives (m, n) rows, not columns."""
+    X, Xnew = np.linspace(0, 1, 15)[:, None], np.linspace(0, 1, 7)[:, None]
+    base, vsk = pm.gp.cov.ExpQuad(1, ls=0.5), VSK(pm.gp.cov.ExpQuad(2, ls=0.5), Jump(0.5))
+    K_psi, k_psi, K, k = evaluate(vsk(X), vsk(X, Xnew), base(X), base(X, Xnew))
+    kxx = np.ones(len(Xnew))
+    with pytest.raises(ValueError, match=r"K is numerically singular .* Add a nugget"):
+        power_function_lower_bounds(K, k, kxx, K_psi, k_psi)
+    nugget = 1e-6 * np.eye(len(X))
+    P2 = kxx - np.einsum("ij,ij->j", k_psi, np.linalg.solve(K_psi + nugget, k_psi))
+    inner, outer = power_function_lower_bounds(K + nugget, k, kxx, K_psi + nugget, k_psi)
+    assert np.all(P2 >= inner - 1e-10) and np.all(inner >= outer - 1e-10)
+    with pytest.raises(ValueError, match=r"k must have shape \(n, m\) = \(15, 7\).*transpose"):
+        power_function_lower_bounds(K + nugget, k.T, kxx, K_psi + nugget, k_psi)
+    lopsided = K + nugget
+    lopsided[0, 5] += 0.5
+    with pytest.raises(ValueError, match=r"K is not symmetric"):
+        power_function_lower_bounds(lopsided, k, kxx, K_psi + nugget, k_psi)
