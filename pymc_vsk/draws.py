@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import xarray as xr
+from pytensor.graph import Variable
 
-__all__ = ["draw_points", "posterior"]
+__all__ = ["check_draw_shape", "draw_points", "posterior"]
 
 
 def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
@@ -36,6 +37,34 @@ def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
             "fit (fit_map) has no draws to diagnose: its point is result.point."
         ) from None
     return getattr(post, "dataset", post)
+
+
+def check_draw_shape(variable: Variable, shape: tuple[int, ...]) -> None:
+    """Refuse a value of ``variable`` whose shape is not the model's: draws of another model.
+
+    Parameters
+    ----------
+    variable : TensorVariable
+        A variable of the model (a free random variable or a deterministic).
+    shape : tuple of int
+        The shape of one value of it in the point or draw.
+
+    Raises
+    ------
+    ValueError
+        Another number of dimensions, or another length where the model's is known.
+    """
+    expected = variable.type.shape
+    if len(shape) == len(expected) and all(
+        e is None or e == s for s, e in zip(shape, expected, strict=True)
+    ):
+        return
+    want = tuple("n" if e is None else e for e in expected)
+    raise ValueError(
+        f"The draws' {variable.name} has shape {tuple(shape)}, where this model's "
+        f"{variable.name} has shape {want}: the point or posterior comes from another model "
+        "(a stationary one for an ARD model, say). Use the draws of this model."
+    )
 
 
 def draw_points(

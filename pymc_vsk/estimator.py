@@ -32,6 +32,7 @@ from sklearn.utils import Tags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pymc_vsk.caching import cached
+from pymc_vsk.diagnostics import diagnose
 from pymc_vsk.draws import draw_points, posterior
 from pymc_vsk.fitting import MapResult, MultimodalWarning, fit_map
 from pymc_vsk.kernels import kernel_class
@@ -57,6 +58,21 @@ EXPECTED_FAILED_CHECKS: dict[str, str] = {}
 
 #: Most shared models kept (least recently used dropped first); fitted estimators keep theirs.
 MAX_SHARED_MODELS = 32
+
+
+def _warn_if_not_converged(idata: xr.DataTree) -> None:
+    """scikit-learn's ConvergenceWarning when the NUTS draws fail :func:`pymc_vsk.diagnose`."""
+    report = diagnose(idata)
+    if not report.ok:
+        from sklearn.exceptions import ConvergenceWarning
+
+        shown = "; ".join(report.problems[:3]) + ("; ..." if len(report.problems) > 3 else "")
+        warnings.warn(
+            f"NUTS has not converged ({shown}). Sample longer (draws, tune) or more chains; "
+            "pymc_vsk.diagnose(estimator.idata_) lists every problem.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
 
 class VSKRegressor(RegressorMixin, BaseEstimator):
@@ -97,7 +113,9 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         Most posterior draws mixed in a prediction (``method="nuts"``).
     random_state : int, RandomState instance or None, default None
         Seed of the MAP starts' jitter or of the NUTS chains; an int gives the same fit on
-        every call.
+        every call with the same NUTS sampler. With ``nuts_sampler=None`` the choice may turn
+        to nutpie once it has compiled the model in the process, and the draws then differ:
+        name the sampler for draws that repeat exactly.
 
     Attributes
     ----------
@@ -248,6 +266,7 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
                 values = {n: np.asarray(v) for n, v in self.map_.point.items()}
             else:
                 self.idata_: xr.DataTree = self._sample(shared.model, len(y), seed)
+                _warn_if_not_converged(self.idata_)
                 post = posterior(self.idata_)
                 values = {n: np.asarray(post[n].mean()) for n in post.data_vars}
         self.__dict__.pop("idata_" if self.method == "map" else "map_", None)  # a refit
@@ -308,6 +327,12 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
             raise TypeError(
                 "psi must be None (a stationary GP), a pymc_vsk.scaling ScalingFunction or a "
                 f"callable; got {type(self.psi).__name__}."
+            )
+        if self.method == "nuts" and self.priors == "flat":
+            raise ValueError(
+                "priors='flat' with method='nuts' samples an improper posterior: flat priors on "
+                "ℓ, σ_f and σ_n let the chains run off to infinity. Use priors='default' to "
+                "sample, or method='map' for the maximum-likelihood fit."
             )
         if isinstance(self.psi, ScalingFunction) and self.psi.is_random:
             raise ValueError(

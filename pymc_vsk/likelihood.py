@@ -380,6 +380,7 @@ class Marginal(pm.gp.Marginal):
         )
         mu, cov = self._build_marginal_likelihood(X=X, noise_func=noise, jitter=jitter)
         self.X, self.y, self.sigma, self.jitter = X, y, noise, jitter
+        self.name = name  # the observed variable
         self.model = pm.modelcontext(None)  # so that predictions need no model context
         return MarginalNormal(name, mu=mu, cov=cov, observed=y, **kwargs)
 

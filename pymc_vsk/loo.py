@@ -40,7 +40,7 @@ import xarray as xr
 
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
-from pymc_vsk.draws import posterior
+from pymc_vsk.draws import check_draw_shape, posterior
 from pymc_vsk.prediction import fitted_jitter, model_of
 from pymc_vsk.validation import not_positive_definite
 
@@ -120,7 +120,7 @@ def add_log_likelihood(
     idata: xr.DataTree,
     gp: pm.gp.Marginal | MarginalJumpGP,
     model: pm.Model | None = None,
-    var_name: str = "y",
+    var_name: str | None = None,
     jitter: float | None = None,
 ) -> xr.DataTree:
     """Add the pointwise LOO log-likelihood of ``gp``'s data to ``idata`` (in place) and return it.
@@ -133,8 +133,9 @@ def add_log_likelihood(
         The GP whose ``marginal_likelihood`` defines the data model.
     model : pm.Model, optional
         The model of the GP (default: the model the GP recorded, else the model in context).
-    var_name : str, default "y"
-        Name of the variable in the ``log_likelihood`` group.
+    var_name : str, optional
+        Name of the variable in the ``log_likelihood`` group. Default: the GP's observed
+        variable (``"y"`` when it cannot be told), whose dims and coords the values take.
     jitter : float, optional
         Diagonal jitter of a ``pm.gp.Marginal``'s likelihood; default the one it was built
         with (``gp.jitter``), else PyMC's 1e-6; a value given is relative to sd(y)² for
@@ -152,6 +153,8 @@ def add_log_likelihood(
     post = posterior(idata)
     n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
     values = {n: np.asarray(post[n].values) for n in names}
+    for name in (n for n in names if n in model.named_vars):  # draws of another model
+        check_draw_shape(model[name], values[name].shape[2:])
     out = None
     with blas_threads(1):
         for c in range(n_chain):
@@ -168,15 +171,29 @@ def add_log_likelihood(
                 if out is None:
                     out = np.empty((n_chain, n_draw, len(ll)))
                 out[c, d] = ll
-    dataset = xr.Dataset(
-        {var_name: (("chain", "draw", f"{var_name}_dim_0"), out)},
-        coords={"chain": post["chain"].values, "draw": post["draw"].values},
-    )
+    observed = _observed_name(gp, model)
+    var_name = var_name or observed or "y"
+    dim, coords = f"{var_name}_dim_0", {"chain": post["chain"].values, "draw": post["draw"].values}
+    dims = model.named_vars_to_dims.get(observed) if observed else None
+    if dims and len(dims) == 1:  # the observed variable's own dim, as pm.sample names it
+        dim = dims[0]
+        if model.coords.get(dim) is not None and len(model.coords[dim]) == out.shape[-1]:
+            coords[dim] = np.asarray(model.coords[dim])
+    dataset = xr.Dataset({var_name: (("chain", "draw", dim), out)}, coords=coords)
     if "log_likelihood" in idata.children:  # the group's other variables stay
         kept = idata["log_likelihood"].to_dataset().drop_vars(var_name, errors="ignore")
         dataset = kept.assign({var_name: dataset[var_name]})
     idata["log_likelihood"] = xr.DataTree(dataset)
     return idata
+
+
+def _observed_name(gp: object, model: pm.Model) -> str | None:
+    """The name of the GP's observed variable: recorded by the GP, or the model's only one."""
+    name = getattr(gp, "name", None)
+    if isinstance(name, str) and name in model.named_vars:
+        return name
+    observed = model.observed_RVs
+    return observed[0].name if len(observed) == 1 else None
 
 
 def _pointwise(C: np.ndarray, r: np.ndarray, log_w: np.ndarray | None = None) -> np.ndarray:

@@ -39,7 +39,7 @@ from pytensor.graph import ancestors
 
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
-from pymc_vsk.draws import draw_points
+from pymc_vsk.draws import check_draw_shape, draw_points
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.memory import check_dense
 from pymc_vsk.modes import PYTHON_MODE
@@ -535,6 +535,8 @@ class Predictor:
                 f"The point has no value for {missing}; pass a MAP point (MapResult.point) or "
                 "a posterior draw with every free variable."
             )
+        for variable in getattr(self, "inputs", []):  # a posterior of another model
+            check_draw_shape(variable, np.shape(point[variable.name]))
         for name in sorted(self._positive):
             value = np.asarray(point[name], dtype=float)
             if not np.all(value > 0):

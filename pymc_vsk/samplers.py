@@ -257,8 +257,12 @@ def compiled_nutpie(model: pm.Model) -> object:
     """
 
     def build() -> object:
-        from pymc_vsk.nutpie_callbacks import compile_pymc_model
+        import numba  # noqa: F401  (nutpie compiles with it: its compilation is announced)
 
+        from pymc_vsk.nutpie_callbacks import compile_pymc_model
+        from pymc_vsk.progress import announce_compilation
+
+        announce_compilation()
         return compile_pymc_model(model)
 
     compiled = cached(model, "nutpie", None, build)

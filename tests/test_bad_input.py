@@ -167,6 +167,22 @@ def power_function_at_transformed_values():
     power_function(cov, X, X[:3], point=model.initial_point())
 
 
+def stationary_draws():
+    rng = np.random.default_rng(0)
+    draws = {name: np.exp(0.1 * rng.normal(size=(2, 4))) for name in ("ls", "sigma_f", "sigma_n")}
+    return az.from_dict({"posterior": draws | {"mean": rng.normal(size=(2, 4))}})
+
+
+def predict_from_another_model_s_draws():
+    _, gp = build_model(X, Y, psi=Jump(0.5), ard=True)
+    predict(gp, X[:3], idata=stationary_draws())
+
+
+def loo_from_another_model_s_draws():
+    model, gp = build_model(X, Y, psi=Jump(0.5), ard=True)
+    add_log_likelihood(stationary_draws(), gp, model)
+
+
 CASES = {
     # jump models
     "jump locations between bounds that are reversed": (
@@ -539,6 +555,24 @@ CASES = {
         ValueError,
         r"lower must be one number or one per coordinate \(2\); got shape \(3,\)",
         r"one per coordinate",
+    ),
+    "flat priors sampled by NUTS in the estimator": (
+        lambda: VSKRegressor(method="nuts", priors="flat").fit(X, Y),
+        ValueError,
+        r"priors='flat' with method='nuts' samples an improper posterior",
+        r"Use priors='default' to sample, or method='map'",
+    ),
+    "a prediction from another model's draws": (
+        predict_from_another_model_s_draws,
+        ValueError,
+        r"The draws' ls has shape \(\), where this model's ls has shape \(2,\)",
+        r"Use the draws of this model",
+    ),
+    "a LOO from another model's draws": (
+        loo_from_another_model_s_draws,
+        ValueError,
+        r"The draws' ls has shape \(\), where this model's ls has shape \(2,\)",
+        r"Use the draws of this model",
     ),
     "PyMC GP outside its model": (
         plain_marginal_outside_its_model,

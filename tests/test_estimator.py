@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
 from sklearn.model_selection import GridSearchCV
@@ -21,7 +21,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from pymc_vsk import VSKRegressor, targets
+from pymc_vsk import VSKRegressor, diagnose, targets
 from pymc_vsk.estimator import EXPECTED_FAILED_CHECKS, METHODS, PRIORS
 from pymc_vsk.fitting import MultimodalWarning
 from pymc_vsk.scaling import Jump
@@ -207,6 +207,17 @@ def test_nuts_fit_predicts_held_out_data_with_consistent_moments():
     np.testing.assert_allclose(mean_c, mean, rtol=1e-10)
     np.testing.assert_allclose(np.diag(cov), std**2, rtol=1e-10)
     assert np.all(np.linalg.eigvalsh(cov) > -1e-10 * np.max(std) ** 2)
+
+
+def test_a_nuts_fit_that_has_not_converged_says_so():
+    """30 tuning steps and 100 draws: r̂ of ℓ about 1.3 and a bulk ESS of 6, and the fit said
+    nothing (nutpie's path logs no diagnostics of its own)."""
+    X, y = jump_data(27, seed(10))
+    # Matérn 3/2: a configuration of its own, so that other tests' compilations stay theirs
+    reg = VSKRegressor(psi=Jump(0.5), kernel="matern32", method="nuts", draws=30, tune=10)
+    with pytest.warns(ConvergenceWarning, match=r"NUTS has not converged \(.*ess_bulk = "):
+        reg.set_params(nuts_sampler="nutpie", random_state=seed(10)).fit(X, y)
+    assert not diagnose(reg.idata_).ok
 
 
 def test_sample_y_draws_have_the_predicted_mean_and_covariance():

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import arviz as az
 import numpy as np
+import pymc as pm
 import pytest
 import scipy.special
 import scipy.stats
 
-from pymc_vsk import build_model, targets
+from pymc_vsk import VSK, build_model, targets
 from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.loo import add_log_likelihood, gaussian_loo
 from pymc_vsk.scaling import Jump
@@ -71,6 +72,25 @@ def test_marginal_gp_log_likelihood_group_and_loo():
     again = add_log_likelihood(idata, gp, model, var_name="y_again")
     assert sorted(again["log_likelihood"].data_vars) == ["y", "y_again"]
     np.testing.assert_array_equal(again["log_likelihood"]["y_again"].values, ll)
+
+
+def test_the_values_take_the_observed_variable_s_name_dims_and_coords():
+    """They were always ``y`` on ``y_dim_0``: with ``dims="x_obs"`` on the observed variable,
+    ``az.loo_pit`` failed on the mismatch with ``observed_data``."""
+    X, y = _data()
+    draws = {"ls": np.full((2, 5), 0.2)}
+    with pm.Model(coords={"x_obs": X[:, 0]}) as model:
+        ls = pm.HalfNormal("ls", 1.0)
+        gp = pm.gp.Marginal(cov_func=VSK(pm.gp.cov.Matern52(2, ls=ls), Jump(0.5)))
+        gp.marginal_likelihood("obs", X=X, y=y, sigma=0.3, dims="x_obs")
+    group = add_log_likelihood(_fake_posterior(draws), gp, model)["log_likelihood"]
+    assert group["obs"].dims == ("chain", "draw", "x_obs")
+    np.testing.assert_array_equal(group["x_obs"].values, X[:, 0])
+    built, built_gp = build_model(X, y, psi=Jump(0.5), name="obs")
+    draws = {"ls": np.full((2, 5), 0.2), "sigma_f": np.ones((2, 5))}
+    draws |= {"sigma_n": np.full((2, 5), 0.3), "mean": np.ones((2, 5))}
+    group = add_log_likelihood(_fake_posterior(draws), built_gp, built)["log_likelihood"]
+    assert list(group.data_vars) == ["obs"]
 
 
 def test_marginal_jump_loo_is_the_mixture_over_gaps():

@@ -363,3 +363,47 @@ def test_quiet_outlasts_pymcs_own_set_up_when_pymc_is_imported_late():
             assert pymc_logger.level == logging.INFO
     finally:
         pymc_logger.setLevel(saved)
+
+
+def _stderr_of(script: str) -> str:
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def test_quiet_before_pymc_is_imported_keeps_its_info_lines_away():
+    """A script that starts with ``progress.quiet()`` imports PyMC later (the package's names
+    load on use), and PyMC's import set its logger back to INFO: "Initializing NUTS ..." and
+    "Sequential sampling ..." reached stderr."""
+    sample = (
+        "import pymc as pm\n"
+        "with pm.Model():\n"
+        "    pm.Normal('a')\n"
+        "    pm.sample(draws=20, tune=20, chains=1, nuts_sampler='pymc', progressbar=False,\n"
+        "              compute_convergence_checks=False, random_seed=1)\n"
+    )
+    quiet = _stderr_of("from pymc_vsk import progress\nprogress.quiet()\n" + sample)
+    assert "Initializing NUTS" not in quiet and "Sequential sampling" not in quiet, quiet
+    loud = _stderr_of(sample)  # PyMC's own set-up, for reference
+    assert "Initializing NUTS" in loud and "Sequential sampling" in loud, loud
+
+
+def test_show_announces_the_first_nutpie_compilation():
+    """nutpie compiles with Numba, which was not imported yet when the compilation began: the
+    first one, the longest a user meets (8 s), was not announced."""
+    script = (
+        "import numpy as np\n"
+        "from pymc_vsk import build_model, progress, targets\n"
+        "from pymc_vsk.samplers import compiled_nutpie\n"
+        "from pymc_vsk.scaling import Jump\n"
+        "progress.show()\n"
+        "X = targets.halton_nodes(20)\n"
+        "ls = float(np.random.default_rng().uniform(0.1, 0.3))  # a graph no cache holds\n"
+        "model, _ = build_model(X, targets.jump(X), psi=Jump(0.5), ls=ls)\n"
+        "compiled_nutpie(model)\n"
+    )
+    said = _stderr_of(script)
+    assert re.search(r"compiling the model \(once\) …\ncompiled in \d+\.\d s", said), said
