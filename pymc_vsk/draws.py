@@ -8,10 +8,13 @@ as predictions mixed over the posterior need them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
-from pytensor.graph import Variable
+
+if TYPE_CHECKING:  # the jump detection reads draws without loading pytensor
+    from pytensor.graph import Variable
 
 __all__ = ["check_draw_shape", "draw_points", "posterior"]
 

@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from pymc_vsk.caching import cached
 from pymc_vsk.diagnostics import diagnose
 from pymc_vsk.draws import draw_points, posterior
-from pymc_vsk.fitting import MapResult, MultimodalWarning, fit_map
+from pymc_vsk.fitting import MapResult, MultimodalWarning, NotConvergedWarning, fit_map
 from pymc_vsk.kernels import kernel_class
 from pymc_vsk.models import build_model, set_data
 from pymc_vsk.prediction import Prediction, Predictor
@@ -253,9 +253,24 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         with shared.using(X, y):
             if self.method == "map":
-                self.map_: MapResult = fit_map(
-                    shared.model, n_starts=self.n_starts, seed=seed, warn=False
-                )
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", NotConvergedWarning)
+                    self.map_: MapResult = fit_map(
+                        shared.model, n_starts=self.n_starts, seed=seed, warn=False
+                    )
+                for warning in caught:  # the others as they came; this one in its own words
+                    if issubclass(warning.category, NotConvergedWarning):
+                        warnings.warn(
+                            "The best MAP end point is not an optimum (estimator.map_.summary() "
+                            "shows it): a parameter is running off to a boundary. Use "
+                            "priors='default', or more n_starts.",
+                            NotConvergedWarning,
+                            stacklevel=2,
+                        )
+                    else:
+                        warnings.warn_explicit(
+                            warning.message, warning.category, warning.filename, warning.lineno
+                        )
                 if self.map_.multimodal:  # one text: shown once per line of the caller's
                     warnings.warn(
                         "MAP starts reached different optima; the best is used "

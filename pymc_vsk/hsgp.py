@@ -188,7 +188,8 @@ class LiftedHSGP(pm.gp.HSGP):
             "Give L (or c) wide enough for every input the GP will see, plus about two length "
             "scales on each side.",
             UserWarning,
-            skip_file_prefixes=(str(Path(__file__).parent),),  # the user's line
+            # the user's line: past this package and PyMC's GP classes, which call this one
+            skip_file_prefixes=(str(Path(__file__).parent), str(Path(pm.gp.__file__).parent)),
         )
 
     def _fix_box(self, X: npt.ArrayLike | pt.TensorLike) -> None:

@@ -276,6 +276,8 @@ class _QuietFilter(logging.Filter):
     """Lets records of a warning or above through, and the others unless quiet."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if logging.root.handlers:  # logging set up since: PyMC's records go there, as PyMC does
+            return False
         return not _quiet or record.levelno >= logging.WARNING
 
 

@@ -152,6 +152,8 @@ def exp_cos(x: ArrayOrTensor) -> ArrayOrTensor:
 
 # -- node sets ----------------------------------------------------------------------------------
 def _check_count(n: int, name: str = "n") -> int:
+    if isinstance(n, np.ndarray) and n.ndim == 0:
+        n = n.item()
     number = isinstance(n, int | float | np.integer | np.floating) and not isinstance(n, bool)
     if not (number and np.isfinite(n) and int(n) == n and n >= 1):
         raise ValueError(f"{name} must be a positive integer; got {n!r}.")

@@ -57,8 +57,8 @@ def power_function_lower_bounds(
         Stationary and VSK kernel matrices on the nodes.
     k, k_psi : array, shape (n, m)
         Stationary and VSK kernel vectors at m evaluation points (columns).
-    kxx : array, shape (m,)
-        κ(x, x) (equal for both: φ(0)).
+    kxx : float or array, shape (m,)
+        κ(x, x) (equal for both: φ(0)); one number stands for every point.
 
     Returns
     -------
@@ -68,8 +68,9 @@ def power_function_lower_bounds(
         docstring (Gaussian base).
     """
     lam_psi, lam = _smallest_eigenvalue(K_psi, "K_psi"), _smallest_eigenvalue(K, "K")
-    n = len(K)
+    n, m = len(K), np.shape(k)[-1] if np.ndim(k) == 2 else 0
     kxx = np.asarray(kxx, dtype=float)
+    kxx = np.full(m, float(kxx)) if kxx.ndim == 0 else kxx
     k, k_psi = _kernel_vectors(k, "k", n, kxx.shape), _kernel_vectors(k_psi, "k_psi", n, kxx.shape)
     inner = kxx - np.sum(np.square(k_psi), axis=0) / lam_psi
     outer = kxx - np.sum(np.square(k), axis=0) / lam

@@ -8,6 +8,7 @@ pytensor's ``FunctionMaker``, as in ``tests/test_compile_once.py``.
 from __future__ import annotations
 
 import copy
+import functools
 import pickle
 import warnings
 
@@ -23,7 +24,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from pymc_vsk import VSKRegressor, diagnose, targets
 from pymc_vsk.estimator import EXPECTED_FAILED_CHECKS, METHODS, PRIORS
-from pymc_vsk.fitting import MultimodalWarning
+from pymc_vsk.fitting import MultimodalWarning, NotConvergedWarning, fit_map
 from pymc_vsk.scaling import Jump
 from tests import test_compile_once
 from tests.conftest import seed
@@ -207,6 +208,16 @@ def test_nuts_fit_predicts_held_out_data_with_consistent_moments():
     np.testing.assert_allclose(mean_c, mean, rtol=1e-10)
     np.testing.assert_allclose(np.diag(cov), std**2, rtol=1e-10)
     assert np.all(np.linalg.eigvalsh(cov) > -1e-10 * np.max(std) ** 2)
+
+
+def test_a_map_fit_that_is_no_optimum_says_so_at_the_caller_s_line(monkeypatch):
+    import pymc_vsk.estimator as estimator_module
+
+    monkeypatch.setattr(estimator_module, "fit_map", functools.partial(fit_map, maxiter=1))
+    X, y = jump_data(20, seed(11))
+    with pytest.warns(NotConvergedWarning, match=r"priors='default', or more n_starts") as got:
+        VSKRegressor(psi=Jump(0.5), n_starts=1).fit(X, y)
+    assert [w.filename for w in got if w.category is NotConvergedWarning] == [__file__]
 
 
 def test_a_nuts_fit_that_has_not_converged_says_so():

@@ -192,9 +192,13 @@ def test_inputs_outside_the_box_of_the_basis_are_named():
     box = r"coordinate 0: box \[-0\.2\d*, 1\.2\d*\], inputs reach \[0\.5, 2\]"
     assert re.search(box, str(got[0].message)), got[0].message
     assert got[0].filename == __file__  # the user's line, not the package's
-    with pm.Model(), pytest.warns(UserWarning, match=r"of 60 lifted inputs lie outside the box"):
+    with (
+        pm.Model(),
+        pytest.warns(UserWarning, match=r"of 60 lifted inputs lie outside the box") as got,
+    ):
         small = LiftedHSGP([20, 4], Jump(0.5), cov_func=pm.gp.cov.Matern52(2, ls=0.2), L=[0.3, 1])
-        small.prior("f", X=X)
+        small.prior("f", X=X)  # PyMC's method, which calls the package's
+    assert got[0].filename == __file__
 
 
 def test_public_names_of_the_module():

@@ -389,6 +389,12 @@ def test_quiet_before_pymc_is_imported_keeps_its_info_lines_away():
     assert "Initializing NUTS" not in quiet and "Sequential sampling" not in quiet, quiet
     loud = _stderr_of(sample)  # PyMC's own set-up, for reference
     assert "Initializing NUTS" in loud and "Sequential sampling" in loud, loud
+    configured = _stderr_of(  # logging set up after quiet(): PyMC's records go there, once
+        "import logging\nfrom pymc_vsk import progress\nprogress.quiet()\n"
+        "logging.basicConfig(format='ROOT %(message)s')\nimport pymc\n"
+        "logging.getLogger('pymc').warning('a warning')\n"
+    )
+    assert configured.splitlines() == ["ROOT a warning"], configured
 
 
 def test_show_announces_the_first_nutpie_compilation():

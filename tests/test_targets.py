@@ -67,6 +67,7 @@ def test_chebyshev_nodes():
     np.testing.assert_allclose(
         xl, [0, 0.5 - np.sqrt(2) / 4, 0.5, 0.5 + np.sqrt(2) / 4, 1], atol=1e-15
     )
+    assert targets.uniform_nodes(np.array(5)).shape == (5, 1)  # a 0-d array is a number
     reversed_bounds = targets.chebyshev_nodes(5, 1.0, 0.0, kind="lobatto")[:, 0]
     np.testing.assert_allclose(reversed_bounds, xl, atol=1e-15)  # increasing, as documented
     with pytest.raises(ValueError, match="kind must be"):

@@ -87,6 +87,8 @@ def test_the_bounds_refuse_a_singular_matrix_and_kernel_vectors_in_rows():
     P2 = kxx - np.einsum("ij,ij->j", k_psi, np.linalg.solve(K_psi + nugget, k_psi))
     inner, outer = power_function_lower_bounds(K + nugget, k, kxx, K_psi + nugget, k_psi)
     assert np.all(P2 >= inner - 1e-10) and np.all(inner >= outer - 1e-10)
+    one = power_function_lower_bounds(K + nugget, k, 1.0, K_psi + nugget, k_psi)  # φ(0) once
+    np.testing.assert_array_equal(one[0], inner)
     with pytest.raises(ValueError, match=r"k must have shape \(n, m\) = \(15, 7\).*transpose"):
         power_function_lower_bounds(K + nugget, k.T, kxx, K_psi + nugget, k_psi)
     lopsided = K + nugget
