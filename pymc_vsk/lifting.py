@@ -63,6 +63,11 @@ def psi_columns(psi: ScalingFunction, X: pt.TensorLike) -> TensorVariable:
         raise ValueError(
             f"ψ = {psi!r} returned a {out.ndim}-D tensor; it must return (n,) or (n, q)."
         )
+    if out.type.shape[1] is not None and out.type.shape[1] != psi.q:
+        raise ValueError(
+            f"ψ = {psi!r} returns {out.type.shape[1]} column(s) but declares q = {psi.q}: "
+            "make them agree (FromFunction(fn, q=...))."
+        )
     return pt.cast(out, X.dtype)
 
 

@@ -474,6 +474,17 @@ class _SignedDistanceRegion(_UnitSteps, ScalingFunction):
         """True for a hard indicator."""
         return self._hard
 
+    def _check_columns(self, columns: int | None) -> None:
+        """One coordinate of the centre or normal per column of X (they used to broadcast)."""
+        name = "center" if "center" in self.params else "normal"
+        known = pt.as_tensor_variable(self.params[name]).type.shape[0]
+        if columns is not None and known is not None and columns != known:
+            raise ValueError(
+                f"{type(self).__name__}'s {name} has {known} coordinate(s) but X has {columns} "
+                f"column(s): give one per column of X (a VSK's active_dims choose the columns "
+                "ψ sees)."
+            )
+
 
 class Disk(_SignedDistanceRegion):
     r"""ψ(x) = a · 1[‖x − c‖₂ ≤ ρ] in 2-D (or any d), with an optional logistic edge.
@@ -687,9 +698,36 @@ class FromFunction(ScalingFunction):
     ) -> None:
         if not callable(fn):
             raise TypeError(f"FromFunction needs a callable; got {type(fn).__name__}.")
+        if isinstance(q, bool) or not isinstance(q, int | np.integer) or q < 1:
+            raise ValueError(f"q, the number of ψ's columns, must be an integer >= 1; got {q!r}.")
         super().__init__(**dict(params or {}))
         self.fn = fn
         self.q = int(q)
+        self._refuse_hidden_random_variables()
+
+    def _refuse_hidden_random_variables(self) -> None:
+        """Refuse a function that reads a random variable it was not given in ``params``.
+
+        Such a ψ looked fixed (:attr:`is_random` sees ``params`` only), so it was evaluated at
+        one draw of the variable, which the model then sampled to no effect.
+        """
+        X = pt.matrix("X", dtype="float64")
+        try:
+            out = pt.as_tensor_variable(
+                self.fn(X, **{k: pt.as_tensor_variable(v) for k, v in self.params.items()})
+            )
+        except Exception:  # a function for numpy: its own error comes when it is evaluated
+            return
+        given = {id(pt.as_tensor_variable(v)) for v in self.params.values()}
+        hidden = [v for v in rvs_in_graph(out) if id(v) not in given]
+        if hidden:
+            names = ", ".join(sorted(repr(v.name) for v in hidden))
+            raise ValueError(
+                f"ψ's function reads the random variable(s) {names} without taking them as "
+                "parameters, so ψ would be evaluated at one draw of them and the model would "
+                "sample them to no effect. Pass them in params= and take them as keyword "
+                "arguments: FromFunction(lambda X, c: ..., params={'c': c})."
+            )
 
     @classmethod
     def example(cls) -> FromFunction:

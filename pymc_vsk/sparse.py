@@ -32,6 +32,7 @@ import numpy.typing as npt
 import scipy.cluster.vq
 
 from pymc_vsk.scaling import Jump, ScalingFunction, SmoothJump, Stack, numeric_value
+from pymc_vsk.validation import check_finite
 
 __all__ = ["inducing_points", "jump_locations"]
 
@@ -125,6 +126,7 @@ def inducing_points(
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"X must have shape (n, d); got {X.shape}. For 1-D x pass x[:, None].")
+    check_finite(X, "X", "inducing inputs are placed among finite inputs: drop or fix those rows.")
     n_points = int(n_points)
     if not 1 <= n_points <= len(X):
         raise ValueError(f"n_points must be between 1 and n = {len(X)}; got {n_points}.")
@@ -141,7 +143,11 @@ def inducing_points(
             if not lo[jump_dim] < t <= hi[jump_dim]:
                 continue
             edges.append(_edge_points(base, jump_dim, float(t), step))
-    return np.vstack([base, *edges]) if edges else base
+    if not edges:
+        return base
+    points = np.vstack([base, *edges])
+    _, first = np.unique(points, axis=0, return_index=True)  # jumps closer than two offsets
+    return points[np.sort(first)]
 
 
 def _base_points(X: np.ndarray, n_points: int, seed: int) -> np.ndarray:

@@ -32,6 +32,7 @@ from pymc_vsk.loo import add_log_likelihood
 from pymc_vsk.memory import set_memory_limit
 from pymc_vsk.metrics import summarize
 from pymc_vsk.scaling import Disk, FromFunction, Jump, SmoothJump, Stack, Weierstrass
+from pymc_vsk.sparse import inducing_points
 
 X = targets.halton_nodes(20)
 Y = targets.jump(X)
@@ -181,6 +182,19 @@ def predict_from_another_model_s_draws():
 def loo_from_another_model_s_draws():
     model, gp = build_model(X, Y, psi=Jump(0.5), ard=True)
     add_log_likelihood(stationary_draws(), gp, model)
+
+
+def psi_reading_a_hidden_random_variable():
+    with pm.Model():
+        c = pm.Normal("c", 0.5, 0.1)
+        FromFunction(lambda X: pt.tanh((X[:, 0] - c) / 0.1))
+
+
+def psi_of_more_columns_than_it_declares():
+    with pm.Model():
+        c = pm.Normal("c", 0.5, 0.1)
+        psi = FromFunction(lambda X, c: pt.stack([X[:, 0] - c, X[:, 0]], axis=1), params={"c": c})
+        vsk(psi=psi)(X)
 
 
 CASES = {
@@ -573,6 +587,36 @@ CASES = {
         ValueError,
         r"The draws' ls has shape \(\), where this model's ls has shape \(2,\)",
         r"Use the draws of this model",
+    ),
+    "a ψ function reading a random variable it was not given": (
+        psi_reading_a_hidden_random_variable,
+        ValueError,
+        r"ψ's function reads the random variable\(s\) 'c' without taking them as parameters",
+        r"Pass them in params= and take them as keyword arguments",
+    ),
+    "a ψ of more columns than it declares": (
+        psi_of_more_columns_than_it_declares,
+        ValueError,
+        r"returns 2 column\(s\) but declares q = 1",
+        r"make them agree",
+    ),
+    "a disk centre of fewer coordinates than X has columns": (
+        lambda: Disk([0.5], 0.3)(np.random.default_rng(0).uniform(size=(5, 2))),
+        ValueError,
+        r"Disk's center has 1 coordinate\(s\) but X has 2 column\(s\)",
+        r"give one per column of X",
+    ),
+    "a ψ function of zero columns": (
+        lambda: FromFunction(lambda X: X[:, 0], q=0),
+        ValueError,
+        r"q, the number of ψ's columns, must be an integer >= 1; got 0",
+        r"integer >= 1",
+    ),
+    "inducing inputs among NaN inputs": (
+        lambda: inducing_points(with_row(2, np.nan), 4, Jump(0.5)),
+        ValueError,
+        r"X contains 1 NaN value",
+        r"drop or fix those rows",
     ),
     "PyMC GP outside its model": (
         plain_marginal_outside_its_model,

@@ -63,6 +63,10 @@ def test_tied_inputs_give_no_inducing_input_twice():
     assert (
         len(np.unique(inducing_points(plane, 10), axis=0)) == len(inducing_points(plane, 10)) == 5
     )
+    x = np.linspace(0, 1, 101)[:, None]  # jumps closer than two offsets share an edge input
+    for locations in ([0.5, 0.502], [0.5, 0.5]):
+        Xu = inducing_points(x, 5, Jump(locations))
+        assert len(np.unique(Xu)) == len(Xu), Xu.ravel()
 
 
 def test_smooth_jump_edges_sit_where_the_step_is_done_and_explicit_locations_win():
