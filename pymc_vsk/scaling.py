@@ -837,6 +837,8 @@ def _vector(value: Any, name: str = "parameter", owner: str = "ψ") -> Any:
         raise ValueError(
             f"{owner}'s {name} must be a number or a flat sequence; got shape {array.shape}."
         )
+    if array.size == 0:
+        raise ValueError(f"{owner}'s {name} is empty: give at least one value.")
     _check_value(array, name, owner)
     return array
 

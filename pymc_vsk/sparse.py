@@ -56,6 +56,7 @@ def jump_locations(psi: ScalingFunction) -> list[tuple[int, np.ndarray, float | 
     Returns
     -------
     list of (dim, locations, width)
+        ``width`` is the largest when a smooth jump has one per location.
     """
     if isinstance(psi, Stack):
         return [jump for part in psi.parts for jump in jump_locations(part)]
@@ -69,7 +70,7 @@ def jump_locations(psi: ScalingFunction) -> list[tuple[int, np.ndarray, float | 
             "the inducing points are placed. Pass locations=[...] (for example a few points "
             "spread over the location's prior range)."
         )
-    width_value = None if width is None else float(width)
+    width_value = None if width is None else float(np.max(np.abs(width)))  # the widest edge
     return [(psi.dim, np.atleast_1d(locations).astype(float), width_value)]
 
 
@@ -138,6 +139,11 @@ def inducing_points(
     lo, hi = X.min(axis=0), X.max(axis=0)
     edges = []
     for jump_dim, where, width in jumps:
+        if not 0 <= jump_dim < X.shape[1]:
+            raise ValueError(
+                f"A jump acts on column {jump_dim} of X, which has {X.shape[1]} column(s): give "
+                "the jump's dim among X's columns."
+            )
         step = _offset(offset, width, float(hi[jump_dim] - lo[jump_dim]))
         for t in where:
             if not lo[jump_dim] < t <= hi[jump_dim]:

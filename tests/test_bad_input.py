@@ -618,6 +618,18 @@ CASES = {
         r"X contains 1 NaN value",
         r"drop or fix those rows",
     ),
+    "a jump with no location": (
+        lambda: Jump([]),
+        ValueError,
+        r"Jump's locations is empty",
+        r"give at least one value",
+    ),
+    "inducing inputs for a jump on a column X does not have": (
+        lambda: inducing_points(X, 4, Jump(0.5, dim=1)),
+        ValueError,
+        r"A jump acts on column 1 of X, which has 1 column\(s\)",
+        r"give the jump's dim among X's columns",
+    ),
     "PyMC GP outside its model": (
         plain_marginal_outside_its_model,
         ValueError,

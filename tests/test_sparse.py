@@ -63,6 +63,10 @@ def test_tied_inputs_give_no_inducing_input_twice():
     assert (
         len(np.unique(inducing_points(plane, 10), axis=0)) == len(inducing_points(plane, 10)) == 5
     )
+    two_widths = inducing_points(
+        np.linspace(0, 1, 50)[:, None], 4, SmoothJump([0.3, 0.7], width=[0.01, 0.02])
+    )
+    np.testing.assert_allclose(two_widths[4:, 0], [0.24, 0.36, 0.64, 0.76])  # 3 × the widest
     x = np.linspace(0, 1, 101)[:, None]  # jumps closer than two offsets share an edge input
     for locations in ([0.5, 0.502], [0.5, 0.5]):
         Xu = inducing_points(x, 5, Jump(locations))
