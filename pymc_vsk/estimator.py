@@ -253,24 +253,19 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         with shared.using(X, y):
             if self.method == "map":
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always", NotConvergedWarning)
+                with warnings.catch_warnings():  # said below in the estimator's own words
+                    warnings.simplefilter("ignore", NotConvergedWarning)
                     self.map_: MapResult = fit_map(
                         shared.model, n_starts=self.n_starts, seed=seed, warn=False
                     )
-                for warning in caught:  # the others as they came; this one in its own words
-                    if issubclass(warning.category, NotConvergedWarning):
-                        warnings.warn(
-                            "The best MAP end point is not an optimum (estimator.map_.summary() "
-                            "shows it): a parameter is running off to a boundary. Use "
-                            "priors='default', or more n_starts.",
-                            NotConvergedWarning,
-                            stacklevel=2,
-                        )
-                    else:
-                        warnings.warn_explicit(
-                            warning.message, warning.category, warning.filename, warning.lineno
-                        )
+                if not self.map_.optima[0].converged:
+                    warnings.warn(
+                        "The best MAP end point is not an optimum (estimator.map_.summary() "
+                        "shows it): a parameter is running off to a boundary. Use "
+                        "priors='default', or more n_starts.",
+                        NotConvergedWarning,
+                        stacklevel=2,
+                    )
                 if self.map_.multimodal:  # one text: shown once per line of the caller's
                     warnings.warn(
                         "MAP starts reached different optima; the best is used "

@@ -30,10 +30,10 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 from pytensor.tensor.variable import TensorVariable
 
-from pymc_vsk.covariance import _Lifted
+from pymc_vsk.covariance import VSK, LinearVSK
 from pymc_vsk.lifting import lift
 from pymc_vsk.likelihood import log_det_cholesky
-from pymc_vsk.scaling import ScalingFunction, as_scaling_function
+from pymc_vsk.scaling import ScalingFunction, as_scaling_function, numeric_value
 from pymc_vsk.validation import as_float_array, as_numeric, check_inputs
 
 __all__ = ["CollapsedLiftedHSGP", "LiftedHSGP"]
@@ -169,7 +169,7 @@ class LiftedHSGP(pm.gp.HSGP):
         dims = self.cov_func.active_dims
         dims = dims[dims < value.shape[1]]  # a random ψ: its coordinates are not checked
         offset = (value - np.asarray(self._X_center, dtype=float))[:, dims]
-        L = np.asarray(pt.as_tensor(self._L).eval(), dtype=float)
+        L = np.asarray(numeric_value(self._L), dtype=float)  # folded, not compiled
         half = np.broadcast_to(L, self.cov_func.active_dims.shape)[: dims.size]
         outside = np.abs(offset) > half * (1 + 1e-9)
         if not outside.any():
@@ -216,7 +216,7 @@ class LiftedHSGP(pm.gp.HSGP):
 def _check_base_kernel(cov_func: pm.gp.cov.Covariance) -> None:
     """Refuse a variably scaled kernel where its base kernel on [x, ψ(x)] is needed."""
     parts = [cov_func, *getattr(cov_func, "factors", [])]
-    if any(isinstance(part, _Lifted) for part in parts):
+    if any(isinstance(part, VSK | LinearVSK) for part in parts):
         raise TypeError(
             "cov_func is a variably scaled kernel; the lifted HSGP needs its base kernel on "
             "[x, ψ(x)] and lifts the inputs itself with psi: pass cov_func=vsk.cov_func (times "

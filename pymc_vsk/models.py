@@ -54,7 +54,13 @@ from pymc_vsk.priors import (
     y_scale,
 )
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
-from pymc_vsk.validation import as_float_array, check_finite, check_inputs, require_float64
+from pymc_vsk.validation import (
+    as_float_array,
+    check_finite,
+    check_inputs,
+    check_jitter,
+    require_float64,
+)
 
 __all__ = [
     "DataWarning",
@@ -294,12 +300,7 @@ def build_model(
     q = 0 if psi is None else psi.q
     ard_width = X_np.shape[1] + q if ard else None
     specs = resolve_priors(priors, X_np, y_np, overrides, ard_width)
-    jitter = 1e-6 if jitter is None else float(jitter)
-    if not (np.isfinite(jitter) and jitter >= 0):
-        raise ValueError(
-            f"jitter must be a finite number of at least 0 (it is added to the diagonal of the "
-            f"covariance); got {jitter:g}. Leave it out for the default 1e-6."
-        )
+    jitter = 1e-6 if jitter is None else check_jitter(jitter, "the default 1e-6")
 
     model = pm.Model.get_context(error_if_none=False)
     context = model if model is not None else pm.Model()

@@ -48,6 +48,7 @@ from pymc_vsk.validation import (
     as_float_array,
     as_numeric,
     check_inputs,
+    check_jitter,
     not_positive_definite,
     require_float64,
 )
@@ -781,13 +782,7 @@ def fitted_jitter(gp: object, jitter: float | None = None) -> float | pt.TensorV
     """
     if jitter is None:
         return getattr(gp, "jitter", 1e-6)
-    value = float(jitter)
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError(
-            f"jitter must be a finite number of at least 0 (it is added to the diagonal of the "
-            f"training covariance); got {value:g}. Leave it out for the model's own."
-        )
-    return value * getattr(gp, "jitter_unit", 1.0)
+    return check_jitter(jitter, "the model's own") * getattr(gp, "jitter_unit", 1.0)
 
 
 def power_function(

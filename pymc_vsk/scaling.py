@@ -711,11 +711,8 @@ class FromFunction(ScalingFunction):
         Such a ψ looked fixed (:attr:`is_random` sees ``params`` only), so it was evaluated at
         one draw of the variable, which the model then sampled to no effect.
         """
-        X = pt.matrix("X", dtype="float64")
         try:
-            out = pt.as_tensor_variable(
-                self.fn(X, **{k: pt.as_tensor_variable(v) for k, v in self.params.items()})
-            )
+            out = pt.as_tensor_variable(self(pt.matrix("X", dtype="float64")))
         except Exception:  # a function for numpy: its own error comes when it is evaluated
             return
         given = {id(pt.as_tensor_variable(v)) for v in self.params.values()}

@@ -149,26 +149,24 @@ def inducing_points(
             if not lo[jump_dim] < t <= hi[jump_dim]:
                 continue
             edges.append(_edge_points(base, jump_dim, float(t), step))
-    if not edges:
-        return base
+    # never an input twice (a singular K_uu): tied quantiles, jumps closer than two offsets
     points = np.vstack([base, *edges])
-    _, first = np.unique(points, axis=0, return_index=True)  # jumps closer than two offsets
+    _, first = np.unique(points, axis=0, return_index=True)
     return points[np.sort(first)]
 
 
 def _base_points(X: np.ndarray, n_points: int, seed: int) -> np.ndarray:
-    # never an input twice: tied inputs repeat quantiles and centres (a singular K_uu)
     rows = np.unique(X, axis=0)
-    if len(rows) <= n_points:
+    if len(rows) <= n_points:  # every distinct input
         return rows
     if X.shape[1] == 1:
         probs = (np.arange(n_points) + 0.5) / n_points
-        return np.unique(np.quantile(X[:, 0], probs))[:, None]
+        return np.quantile(X[:, 0], probs)[:, None]
     scale = np.where(np.std(X, axis=0) > 0, np.std(X, axis=0), 1.0)
     centres, _ = scipy.cluster.vq.kmeans2(
         X / scale, n_points, minit="++", seed=np.random.default_rng(seed)
     )
-    return np.unique(centres * scale, axis=0)
+    return centres * scale
 
 
 def _offset(offset: float | None, width: float | None, extent: float) -> float:

@@ -98,19 +98,12 @@ def _smallest_eigenvalue(K: np.ndarray, name: str) -> float:
 
 def _kernel_vectors(k: np.ndarray, name: str, n: int, points: tuple[int, ...]) -> np.ndarray:
     """Kernel vectors as columns (n, m), refused in another layout than ``kxx``'s m points."""
-    k = np.asarray(k, dtype=float)
-    if k.shape != (n, *points):
-        hint = (
-            " (cov(Xnew, X) gives (m, n): pass its transpose)"
-            if k.shape[::-1]
-            == (
-                n,
-                *points,
-            )
-            else ""
-        )
+    k, expected = np.asarray(k, dtype=float), (n, *points)
+    if k.shape != expected:
+        rows = k.shape[::-1] == expected
+        hint = " (cov(Xnew, X) gives (m, n): pass its transpose)" if rows else ""
         raise ValueError(
-            f"{name} must have shape (n, m) = {(n, *points)}, one column per evaluation point "
+            f"{name} must have shape (n, m) = {expected}, one column per evaluation point "
             f"of kxx; got {k.shape}{hint}."
         )
     return k

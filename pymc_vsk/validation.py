@@ -22,6 +22,7 @@ __all__ = [
     "as_numeric",
     "check_finite",
     "check_inputs",
+    "check_jitter",
     "not_positive_definite",
     "require_float64",
 ]
@@ -159,6 +160,29 @@ def check_finite(values: np.ndarray, name: str, fix: str) -> None:
         raise ValueError(
             f"{name} contains {' and '.join(kinds)} value(s) (first in row {rows[0]}); {fix}"
         )
+
+
+def check_jitter(jitter: object, default: str) -> float:
+    """``jitter`` as a float, refused unless finite and at least 0.
+
+    Parameters
+    ----------
+    jitter : number
+        The nugget added to a covariance's diagonal.
+    default : str
+        What leaving it out gives, for the message.
+
+    Returns
+    -------
+    float
+    """
+    value = float(jitter)
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(
+            f"jitter must be a finite number of at least 0 (it is added to the diagonal of the "
+            f"covariance); got {value:g}. Leave it out for {default}."
+        )
+    return value
 
 
 def check_inputs(

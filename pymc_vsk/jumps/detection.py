@@ -755,7 +755,7 @@ def _describe(locs: np.ndarray, all_locs: np.ndarray, x: np.ndarray, mids: np.nd
 
 def _diagnostics(idata: xr.DataTree) -> Diagnostics:
     """diagnose() on the draws; a quantity, or an element of one, that never varies is exact
-    and left out."""
+    and left out of the table (diagnose() names them)."""
     post = idata["posterior"]
     names = []
     for name in post.data_vars:
@@ -764,20 +764,20 @@ def _diagnostics(idata: xr.DataTree) -> Diagnostics:
             continue
         if name == "smoothness" or (name == "lengthscale" and np.any(np.isnan(values))):
             continue  # ν takes two values, ℓ is undefined where r = 0: "ratio" shows the mixing
-        flat = values.reshape(values.shape[0] * values.shape[1], -1)
-        if np.any(np.ptp(flat, axis=0) > 0):  # diagnose() passes the elements that never vary
-            names.append(name)
-    if not names:  # exact and independent draws of one answer: as many as there are
-        n = int(post.sizes["chain"] * post.sizes["draw"])
-        table = pd.DataFrame(
-            {"r_hat": [1.0], "ess_bulk": [float(n)], "ess_tail": [np.nan], "mcse_mean": [0.0]},
-            index=["n_jumps"],
-        )
-        problems = [] if n >= ESS_MIN else [f"n_jumps: ess_bulk = {n} < {ESS_MIN:g}"]
-        return Diagnostics(table, 0, n, problems=problems)
-    report = diagnose(idata, names)
-    report.table = report.table.drop(report.exact)  # e.g. a jump in one gap in every draw
-    return report
+        names.append(name)
+    if names:
+        report = diagnose(idata, names)
+        report.table = report.table.drop(report.exact)  # e.g. a jump in one gap in every draw
+        if len(report.table):
+            return report
+    # exact and independent draws of one answer: as many as there are
+    n = int(post.sizes["chain"] * post.sizes["draw"])
+    table = pd.DataFrame(
+        {"r_hat": [1.0], "ess_bulk": [float(n)], "ess_tail": [np.nan], "mcse_mean": [0.0]},
+        index=["n_jumps"],
+    )
+    problems = [] if n >= ESS_MIN else [f"n_jumps: ess_bulk = {n} < {ESS_MIN:g}"]
+    return Diagnostics(table, 0, n, problems=problems)
 
 
 def _point_shape(post: JumpPosterior) -> tuple[SegmentModel, Shape]:
