@@ -50,7 +50,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="pymc-vsk",
         description="Variably scaled kernels for Gaussian-process regression in PyMC.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_SubcommandParser)
     reproduce = commands.add_parser("reproduce", help="reproduce an experiment of the paper")
     experiments = reproduce.add_subparsers(dest="experiment", required=True)
     for name, (_, description) in EXPERIMENTS.items():
@@ -69,6 +69,25 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     detect.add_arguments(jumps)
     return parser
+
+
+class _SubcommandParser(argparse.ArgumentParser):
+    """The parser of a sub-command: it refuses the arguments it does not know itself.
+
+    argparse hands a sub-command's unknown arguments up to the program's parser, whose error
+    then shows the program's usage line (``pymc-vsk [-h] {reproduce,detect-jumps} ...``)
+    instead of the options of the sub-command the user typed. The program has no options of
+    its own for them to be, so the sub-command names them with its own usage. Sub-commands of
+    a sub-command (``reproduce table1``) are of this class too.
+    """
+
+    def parse_known_args(
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1768,3 +1768,75 @@ def test_the_benchmark_gives_odds_beyond_a_double_as_a_number():
     assert post.p_n_jumps[0] == 0.0
     odds = log_odds_of_a_jump(post)
     assert np.isfinite(odds) and odds > -np.log(5e-324) > 744
+
+
+def _step_series(n: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    x = np.arange(float(n))
+    return x, np.where(x < n // 2, 0.0, 3.0) + np.random.default_rng(0).normal(size=n)
+
+
+def test_the_mean_refuses_inputs_that_are_not_finite():
+    x, y = _step_series()
+    post = find_jumps(x, y, draws=50, chains=2)
+    # no segment holds NaN: the mean and sd there were never computed
+    with pytest.raises(ValueError, match=r"xnew must be finite.*position 1"):
+        post.mean([1.0, np.nan])
+    with pytest.raises(ValueError, match="xnew must be finite"):
+        post.mean([np.inf])
+    mean, std = post.mean([-1e3, 1e3])  # far outside the data is still an answer
+    assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std))
+
+
+@pytest.mark.parametrize(
+    ("seed", "error", "match"),
+    [("a", TypeError, "seed must be"), (1.5, TypeError, "seed must be"), (-1, ValueError, "-1")],
+)
+def test_a_bad_seed_is_named(seed, error, match):
+    x, y = _step_series()
+    with pytest.raises(error, match=match):
+        find_jumps(x, y, draws=50, chains=2, seed=seed)
+
+
+def test_a_seed_may_be_a_generator_or_none():
+    x, y = _step_series()
+    for s in (None, np.random.default_rng(1), np.int64(3)):
+        assert find_jumps(x, y, draws=50, chains=2, seed=s).n_jumps == 1
+
+
+def test_complex_values_are_refused_not_cut_to_their_real_part():
+    x, y = _step_series()
+    with pytest.raises(ValueError, match="y holds complex numbers"):
+        find_jumps(x, y + 1j, draws=50, chains=2)
+    with pytest.raises(ValueError, match="x holds complex numbers"):
+        find_jumps(x + 0j, y, draws=50, chains=2)
+
+
+@pytest.mark.parametrize("factor", [1e-200, 1e200])
+def test_values_too_spread_or_too_close_for_floating_point_are_refused(factor):
+    # their variance under- or overflows: no jump would be found, or the draws fail
+    x, y = _step_series()
+    with pytest.raises(ValueError, match="rescale y"):
+        find_jumps(x, y * factor, draws=50, chains=2)
+
+
+@pytest.mark.parametrize("factor", [1e-135, 1e135])
+def test_the_answer_is_the_same_for_y_in_very_small_or_large_units(factor):
+    x, y = _step_series()
+    base = find_jumps(x, y, draws=50, chains=2)
+    scaled = find_jumps(x, y * factor, draws=50, chains=2)
+    np.testing.assert_allclose(scaled.p_n_jumps, base.p_n_jumps, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("option", "error", "match"),
+    [
+        ({"slope_sd": np.nan}, ValueError, "slope_sd must be finite and >= 0"),
+        ({"slope_sd": (0.5, np.inf)}, ValueError, "slope_sd must be finite and >= 0"),
+        ({"a0": "3"}, TypeError, "a0 must be a number"),
+        ({"outlier_prob": "0.1"}, TypeError, "outlier_prob must be a number"),
+    ],
+)
+def test_options_that_are_not_finite_numbers_are_named(option, error, match):
+    x, y = _step_series()
+    with pytest.raises(error, match=match):
+        find_jumps(x, y, draws=50, chains=2, **option)

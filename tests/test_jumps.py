@@ -213,3 +213,53 @@ def test_marginal_predictor_is_compiled_per_model_and_respects_the_model_argumen
     assert len(cache_entries(gp, "predictor")) == 2
     np.testing.assert_allclose(again.mean, first.mean, rtol=1e-10)
     np.testing.assert_allclose(again.std_y, first.std_y, rtol=1e-10)
+
+
+def test_a_numpy_integer_count_of_jumps_builds_the_model():
+    X, y = jump_data()
+    model, _ = build_jump_model(X, y, n_jumps=np.int64(2))
+    assert model["location"].type.shape == (2,)
+
+
+def test_scores_name_annotations_given_as_one_flat_list():
+    from pymc_vsk.jumps.scores import covering, f1_score
+
+    with pytest.raises(TypeError, match=r"one list of change points per annotator.*\[\[10, 50\]\]"):
+        f1_score([10, 50], [12])
+    with pytest.raises(TypeError, match="one list of change points per annotator"):
+        covering([50], [50], 100)
+    with pytest.raises(ValueError, match="at least one annotator"):
+        f1_score([], [5])
+    with pytest.raises(ValueError, match="at least one annotator"):
+        covering([], [5], 100)
+    with pytest.raises(ValueError, match="n must be"):
+        covering([[]], [], 0)
+    # hand-worked: P = 2/3 (0 and 29 match; 31 does not), R = 1, F1 = 0.8
+    assert f1_score([[30]], [29, 31]) == pytest.approx(0.8)
+    assert covering([[50]], [25, 75], 100) == pytest.approx(0.5)
+
+
+def test_jump_count_selection_names_an_empty_or_foreign_comparison():
+    import pandas as pd
+
+    from pymc_vsk.jumps import select_jump_count
+
+    with pytest.raises(ValueError, match="no models"):
+        select_jump_count(pd.DataFrame({"elpd_diff": [], "dse": []}), {})
+    with pytest.raises(ValueError, match=r"no column\(s\) \['dse'\]"):
+        select_jump_count(
+            pd.DataFrame({"elpd_diff": [0.0, -3.0]}, index=["a", "b"]), {"a": 2, "b": 1}
+        )
+
+
+def test_jump_count_selection_reads_a_missing_standard_error_as_the_small_threshold():
+    """arviz.compare leaves dse NaN when it cannot estimate it; NaN must not end a tie."""
+    import pandas as pd
+
+    from pymc_vsk.jumps import select_jump_count
+
+    comparison = pd.DataFrame(
+        {"elpd_diff": [0.0, -2.0], "dse": [0.0, np.nan]}, index=["one", "none"]
+    )
+    assert select_jump_count(comparison, {"one": 1, "none": 0}) == 0
+    assert select_jump_count(comparison, {"one": 1, "none": 0}, small=1.0) == 1

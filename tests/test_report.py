@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pymc_vsk.cli import build_parser, main
 from pymc_vsk.paper import EXPERIMENTS, load, report
 
@@ -52,3 +54,19 @@ def test_report_has_the_output_and_figures(tmp_path, capsys):
     assert "![figure1_table1_posterior](table1/figure1_table1_posterior.png)" in text
     assert (tmp_path / "table1" / "figure3_table1_covariance.png").exists()
     assert "table1: exit status 0" in capsys.readouterr().out
+
+
+def test_an_unknown_option_is_named_with_the_usage_of_the_command_typed(capsys):
+    """argparse passes a sub-command's unknown arguments up to the program, whose usage line
+    (``pymc-vsk [-h] {reproduce,detect-jumps} ...``) says nothing of the options at hand."""
+    cases = [
+        (["reproduce", "table1", "--bogus"], "reproduce table1", "--bogus"),
+        (["detect-jumps", "a.csv", "b.csv", "--x", "t", "--y", "v"], "detect-jumps", "b.csv"),
+    ]
+    for argv, command, unknown in cases:
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"usage: pymc-vsk {command} "), err
+        assert f"unrecognized arguments: {unknown}" in err

@@ -52,6 +52,11 @@ __all__ = ["Jump", "JumpPosterior", "find_jumps"]
 DECISION_DRAWS, DECISION_SEED = 4000, 0
 
 
+#: The range of y's spread (max y - min y) whose variance floating point holds, with room
+#: for sums over many observations: outside it the variance of y under- or overflows.
+SPREAD_LIMITS = (1e-140, 1e140)
+
+
 #: The settings of :class:`~pymc_vsk.jumps.segments.SegmentModel` that :func:`find_jumps`
 #: passes on as ``**options`` (it sets the others itself).
 SEGMENT_OPTIONS = tuple(
@@ -277,14 +282,27 @@ class JumpPosterior:
         Returns
         -------
         mean, std : array, shape (m,)
+
+        Raises
+        ------
+        ValueError
+            ``xnew`` holds NaN or inf, or dates when x held numbers.
         """
         if is_dates(xnew):
             if self.dates is None:
                 raise ValueError(
                     "xnew holds dates but x held numbers; pass xnew in the units of x."
                 )
-            return _segment_means(self, self.dates(xnew))
-        return _segment_means(self, _numbers(xnew, "xnew"))
+            xnew = self.dates(xnew)
+        else:
+            xnew = _numbers(xnew, "xnew")
+        bad = np.flatnonzero(~np.isfinite(xnew))
+        if len(bad):
+            raise ValueError(
+                f"xnew must be finite; it holds {xnew[bad[0]]} at position {bad[0]}: drop "
+                "those inputs first."
+            )
+        return _segment_means(self, xnew)
 
 
 def find_jumps(
@@ -322,7 +340,8 @@ def find_jumps(
     draws, chains : int, default 1000, 4
         Independent draws, arranged as chains for the diagnostics.
     seed : int, default 0
-        Seed of the draws. The probabilities are exact and do not depend on it, nor does the
+        Seed of the draws (a non-negative integer; ``None`` or a ``numpy.random.Generator``
+        as in numpy). The probabilities are exact and do not depend on it, nor does the
         number of jumps: ``decision="f1"`` is taken on 4 000 draws of a seed of their own.
     decision : {"f1", "mode"}, default "f1"
         How the number of jumps is decided when ``n_jumps`` is not given: ``"f1"`` takes the
@@ -379,8 +398,12 @@ def find_jumps(
     Raises
     ------
     ValueError
-        Non-finite or mismatched inputs, fewer than ``min_size`` observations, a constant x,
-        or ``n_jumps`` larger than the data allow.
+        Non-finite, complex or mismatched inputs, fewer than ``min_size`` observations, a
+        constant x, a spread of y (max − min) beyond 1e-140 to 1e140, whose variance floating
+        point cannot hold (rescale y), a negative ``seed``, or ``n_jumps`` larger than the
+        data allow.
+    TypeError
+        A count or ``seed`` that is not an integer, or an unknown option.
 
     Examples
     --------
@@ -401,6 +424,7 @@ def find_jumps(
         ("max_jumps", max_jumps, 0),
     ):
         _check_count(name, value, low)
+    _check_seed(seed)
     if decision not in ("mode", "f1"):
         raise ValueError(f"decision must be 'f1' or 'mode'; got {decision!r}.")
     unknown = sorted(set(options) - set(SEGMENT_OPTIONS))
@@ -644,12 +668,20 @@ def _numbers(values: object, name: str) -> np.ndarray:
             f"{name} is a masked array with masked values (first at position {k}), whose "
             "masks are not read: drop those rows, in x and y, first."
         )
+    complex_values = ValueError(
+        f"{name} holds complex numbers; pass real numbers (the real part, the modulus or the "
+        "phase, as meant)."
+    )
+    if pd.api.types.is_complex_dtype(getattr(values, "dtype", None)):
+        raise complex_values
     if pd.api.types.is_timedelta64_dtype(getattr(values, "dtype", None)):
         values = np.asarray(values, dtype="timedelta64[ns]") / np.timedelta64(1, "s")
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         cells = pd.Series(np.asarray(values, dtype=object).ravel())
+        if any(isinstance(cell, complex | np.complexfloating) for cell in cells):
+            raise complex_values from None
         bad = cells[pd.to_numeric(cells, errors="coerce").isna() & cells.notna()]
         hint = " (dates: pass them as datetimes, e.g. pandas.to_datetime(x))" if name == "x" else ""
         shown = f"; it holds {bad.iloc[0]!r}" if len(bad) else ""
@@ -672,6 +704,17 @@ def _check_count(name: str, value: object, low: int) -> None:
         raise ValueError(f"{name} must be at least {low}; got {value}.")
 
 
+def _check_seed(seed: object) -> None:
+    """Raise unless ``seed`` is a non-negative integer, None, a Generator or a SeedSequence."""
+    allowed = (numbers.Integral, np.random.Generator, np.random.SeedSequence)
+    if isinstance(seed, bool) or not (seed is None or isinstance(seed, allowed)):
+        raise TypeError(
+            f"seed must be a non-negative integer (or None, or a numpy Generator); got {seed!r}."
+        )
+    if isinstance(seed, numbers.Integral) and seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed}.")
+
+
 def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.ndarray]:
     x = _numbers(x, "x")
     y = _numbers(y, "y")
@@ -683,6 +726,13 @@ def _check(x: np.ndarray, y: np.ndarray, min_size: int) -> tuple[np.ndarray, np.
         raise ValueError(f"min_size must be at least 1; got {min_size}.")
     if x.size < max(min_size, 2):
         raise ValueError(f"{x.size} observation(s): at least {max(min_size, 2)} are needed.")
+    spread = float(np.ptp(y))
+    if spread > 0 and not SPREAD_LIMITS[0] <= spread <= SPREAD_LIMITS[1]:
+        raise ValueError(
+            f"y spans {spread:.3g}: too {'little' if spread < 1 else 'much'} for the squares of "
+            "its deviations in floating point; rescale y (e.g. y / y.std()), which leaves the "
+            "answer unchanged."
+        )
     order = np.argsort(x, kind="stable")
     x, y = x[order], y[order]
     if x[0] == x[-1]:

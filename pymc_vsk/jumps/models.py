@@ -639,6 +639,7 @@ def build_jump_model(
         )
     if isinstance(n_jumps, bool) or not isinstance(n_jumps, int | np.integer) or n_jumps < 1:
         raise ValueError(f"n_jumps must be an integer (int) of at least 1; got {n_jumps!r}.")
+    n_jumps = int(n_jumps)  # a numpy integer is no shape for PyMC
     spacing, span = node_scales(X_np)
     x0 = float(X_np.min())
     lower = x0 + 0.1 * span if lower is None else float(lower)

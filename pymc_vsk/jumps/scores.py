@@ -66,6 +66,13 @@ def f1_score(
     -------
     float
 
+    Raises
+    ------
+    TypeError
+        ``annotations`` is one flat list of change points, not one list per annotator.
+    ValueError
+        ``annotations`` holds no annotator.
+
     Examples
     --------
     >>> f1_score([[50]], [])  # only the start of the series matches: P = 1, R = 1/2
@@ -73,7 +80,7 @@ def f1_score(
     >>> f1_score([[50], [52]], [51])
     1.0
     """
-    sets = [set(a) | {0} for a in annotations]
+    sets = [a | {0} for a in _annotators(annotations)]
     pred = set(predicted) | {0}
     union = set().union(*sets)
     precision = len(true_positives(union, pred, margin)) / len(pred)
@@ -81,6 +88,25 @@ def f1_score(
     if precision + recall == 0:
         return 0.0
     return 2 * precision * recall / (precision + recall)
+
+
+def _annotators(annotations: Sequence[Iterable[int]]) -> list[set[int]]:
+    """Each annotator's change points as a set, or an error that says how to pass them."""
+    sets = []
+    shown = [c.item() if isinstance(c, np.generic) else c for c in annotations]
+    for marks in annotations:
+        if not isinstance(marks, Iterable) or isinstance(marks, str):
+            raise TypeError(
+                f"annotations must hold one list of change points per annotator; got "
+                f"{marks!r} among them. For one annotator, wrap the list: [{shown!r}]."
+            )
+        sets.append({int(c) for c in marks})
+    if not sets:
+        raise ValueError(
+            "annotations must hold at least one annotator's change points (an empty list for "
+            "an annotator who marked none: [[]])."
+        )
+    return sets
 
 
 def _segments(cps: Iterable[int], n: int) -> list[tuple[int, int]]:
@@ -104,6 +130,13 @@ def covering(annotations: Sequence[Iterable[int]], predicted: Iterable[int], n: 
     -------
     float
 
+    Raises
+    ------
+    TypeError
+        ``annotations`` is one flat list of change points, not one list per annotator.
+    ValueError
+        ``annotations`` holds no annotator, or ``n`` is below 1.
+
     Examples
     --------
     >>> covering([[50]], [50], 100)
@@ -111,9 +144,11 @@ def covering(annotations: Sequence[Iterable[int]], predicted: Iterable[int], n: 
     >>> covering([[50]], [], 100)  # each half overlaps the whole with Jaccard 1/2
     0.5
     """
+    if n < 1:
+        raise ValueError(f"n must be the length of the series, at least 1; got {n}.")
     pred = _segments(predicted, n)
     scores = []
-    for ann in annotations:
+    for ann in _annotators(annotations):
         total = 0.0
         for a0, a1 in _segments(ann, n):
             best = max(

@@ -38,6 +38,7 @@ independent, so r̂ and ESS only measure how many were taken.
 from __future__ import annotations
 
 import itertools
+import numbers
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -477,10 +478,11 @@ def _slope_mixture(
             f"slope_weights needs one weight per slope variance; got {weights.size} weights "
             f"for {variances.size} variances."
         )
-    if np.any(variances < 0) or np.any(weights <= 0) or not np.all(np.isfinite(weights)):
+    finite = np.all(np.isfinite(variances) & (variances >= 0))
+    if not (finite and np.all(np.isfinite(weights) & (weights > 0))):
         raise ValueError(
-            "slope variances must be >= 0 and their weights finite and > 0; got "
-            f"{variances.tolist()} and {weights.tolist()}."
+            "slope_sd must be finite and >= 0 and slope_weights finite and > 0; got "
+            f"slope variances {variances.tolist()} and weights {weights.tolist()}."
         )
     return np.column_stack([np.log(weights / weights.sum()), variances])
 
@@ -871,6 +873,17 @@ def _check_options(
         raise ValueError(f"n_lengthscales must be an integer (int); got {n_lengthscales!r}.")
     if n_lengthscales < 1:
         raise ValueError(f"n_lengthscales must be at least 1 (default 8); got {n_lengthscales}.")
+    for name, value in (
+        ("level_sd", level_sd),
+        ("a0", a0),
+        ("min_lengthscale", min_lengthscale),
+        ("outlier_prob", outlier_prob),
+        ("count_decay", count_decay),
+        ("smooth_weight", smooth_weight),
+        ("ou_weight", ou_weight),
+    ):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a number; got {value!r}.")
     grid = np.asarray(ratios, dtype=float)
     if grid.ndim != 1 or not np.all(np.isfinite(grid) & (grid >= 0)):
         raise ValueError(

@@ -41,8 +41,20 @@ def select_jump_count(
     ValueError
         A comparison whose differences are not from the best model (``arviz.compare(...,
         reference=...)`` with another model: its ``dse`` are then those of differences from
-        that model), or a model without a count.
+        that model), one without models or without the columns ``elpd_diff`` and ``dse``, or
+        a model without a count.
     """
+    absent = [column for column in ("elpd_diff", "dse") if column not in comparison.columns]
+    if absent:
+        raise ValueError(
+            f"comparison has no column(s) {absent}; its columns are {list(comparison.columns)}. "
+            "Pass the table of arviz.compare."
+        )
+    if comparison.empty:
+        raise ValueError(
+            "comparison holds no models; pass arviz.compare of the models with each number of "
+            "jumps."
+        )
     missing = [name for name in comparison.index if name not in counts]
     if missing:
         raise ValueError(
@@ -58,5 +70,5 @@ def select_jump_count(
             "(arviz.compare without reference=), which measures them from the best model."
         )
     diff = -comparison["elpd_diff"].astype(float)
-    tied = diff <= np.maximum(small, n_se * comparison["dse"].astype(float))
+    tied = diff <= np.fmax(small, n_se * comparison["dse"].astype(float))  # a NaN dse: small
     return int(min(counts[name] for name in comparison.index[tied]))
