@@ -19,7 +19,7 @@ from collections.abc import Callable, Hashable
 
 from pymc_vsk.progress import announce_compilation
 
-__all__ = ["cache_entries", "cached"]
+__all__ = ["cache_entries", "cached", "is_cached", "model_structure"]
 
 _STORE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -50,6 +50,41 @@ def cached[T](owner: object, kind: str, key: Hashable, build: Callable[[], T]) -
         announce_compilation()
         per_owner[kind, key] = build()
     return per_owner[kind, key]
+
+
+def is_cached(owner: object, kind: str, key: Hashable) -> bool:
+    """Whether :func:`cached` holds a value for ``(kind, key)`` of ``owner``.
+
+    Parameters
+    ----------
+    owner : object
+    kind : str
+    key : hashable
+
+    Returns
+    -------
+    bool
+    """
+    return (kind, key) in _STORE.get(owner, {})
+
+
+def model_structure(model: object) -> tuple[str, ...]:
+    """The names of a model's variables, in the order they were added: a cache key part.
+
+    A function compiled from a ``pm.Model`` stays right when the model's data change
+    (it reads its data containers when called), but not when variables are added to the
+    model afterwards (a ``pm.Potential``, another observed variable, a ``pm.Deterministic``):
+    the compiled function would go on without them. Every variable added changes this key.
+
+    Parameters
+    ----------
+    model : pm.Model
+
+    Returns
+    -------
+    tuple of str
+    """
+    return tuple(model.named_vars)
 
 
 def cache_entries(owner: object, kind: str) -> list:

@@ -88,8 +88,9 @@ def chains_in_different_modes(
     ----------
     idata : DataTree
         Posterior draws with at least two chains.
-    var_names : sequence of str, optional
-        Variables to compare (default: every variable of the posterior).
+    var_names : str or sequence of str, optional
+        Variables to compare (default: every variable of the posterior); ``"~name"``
+        leaves ``name`` out, as in arviz.
     prob : float, default 0.8
         Mass of the central interval compared.
 
@@ -98,11 +99,11 @@ def chains_in_different_modes(
     list of str
     """
     post = posterior(idata)
-    names = list(var_names) if var_names is not None else list(post.data_vars)
+    names = _names(post, var_names)
     messages = []
     lo_q, hi_q = (1 - prob) / 2, (1 + prob) / 2
     for name in names:
-        values = np.asarray(post[name].values)
+        values = np.asarray(post[name].values, dtype=float)  # a boolean deterministic too
         if values.ndim != 2 or values.shape[0] < 2:
             continue
         lo, hi = np.quantile(values, [lo_q, hi_q], axis=1)
@@ -119,12 +120,35 @@ def chains_in_different_modes(
     return messages
 
 
+def _names(post: xr.Dataset, var_names: str | Sequence[str] | None) -> list[str]:
+    """The posterior's variables that ``var_names`` selects, as arviz reads the argument:
+    ``"~name"`` leaves ``name`` out of the others named, or of all when none is."""
+    if var_names is None:
+        return list(post.data_vars)
+    asked = [var_names] if isinstance(var_names, str) else [str(name) for name in var_names]
+    left_out = {name[1:] for name in asked if name.startswith("~")}
+    kept = [name for name in asked if not name.startswith("~")]
+    unknown = [name for name in [*kept, *sorted(left_out)] if name not in post.data_vars]
+    if unknown:
+        raise ValueError(
+            f"var_names names {unknown}, which the posterior does not hold; its variables are "
+            f"{list(post.data_vars)}."
+        )
+    names = [name for name in (kept or list(post.data_vars)) if name not in left_out]
+    if not asked or not names:
+        raise ValueError(
+            f"var_names={var_names!r} selects none of the posterior's variables "
+            f"{list(post.data_vars)}; pass None to check them all."
+        )
+    return names
+
+
 def _constant_rows(post: xr.Dataset, names: Sequence[str], rows: pd.Index) -> set[str]:
     """The rows of a summary table (``name`` or ``name[i, ...]``, in C order) whose draws
     all take one value."""
     out = set()
     for name in names:
-        values = np.asarray(post[name].values)
+        values = np.asarray(post[name].values, dtype=float)  # a boolean deterministic too
         same = np.ptp(values.reshape(values.shape[0] * values.shape[1], -1), axis=0) == 0
         labels = [r for r in rows if r == name or str(r).startswith(f"{name}[")]
         if len(labels) == same.size:
@@ -145,8 +169,9 @@ def diagnose(
     ----------
     idata : DataTree
         Output of ``pm.sample`` (any NUTS sampler).
-    var_names : sequence of str, optional
-        Parameters to check (default: all in the posterior).
+    var_names : str or sequence of str, optional
+        Parameters to check (default: all in the posterior); ``"~name"`` leaves ``name``
+        out, as in arviz.
     rhat_max : float, default 1.01
         Largest acceptable rank-normalised r̂.
     ess_min : float, default 400
@@ -169,15 +194,15 @@ def diagnose(
     (True, ['a', 'fixed'])
     """
     post = posterior(idata)
-    if isinstance(var_names, str):
-        var_names = [var_names]
-    names = list(var_names) if var_names is not None else list(post.data_vars)
+    names = _names(post, var_names)
     from arviz_stats import summary  # imported on use: arviz loads slowly
 
     # draws split evenly between two values (a discrete quantity, a grid) fold to one value
     # about their median: the tail r̂ divides 0 by 0, which numpy would warn about
     with np.errstate(divide="ignore", invalid="ignore"):
-        table = summary(idata, var_names=names, kind="diagnostics", round_to="none")
+        numbers = post[names].map(lambda v: v.astype(float) if v.dtype == bool else v)
+        draws = xr.DataTree.from_dict({"posterior": numbers})  # arviz takes no booleans
+        table = summary(draws, kind="diagnostics", round_to="none")
     table = table[["r_hat", "ess_bulk", "ess_tail", "mcse_mean"]].astype(float)
     n_samples = int(post.sizes["chain"] * post.sizes["draw"])
     divergences = 0

@@ -30,6 +30,13 @@ def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
     Returns
     -------
     xarray.Dataset
+
+    Raises
+    ------
+    TypeError
+        ``idata`` has no posterior group.
+    ValueError
+        The posterior holds no draws (nutpie through ``pm.sample(draws=0)``).
     """
     try:
         post = idata["posterior"]
@@ -39,7 +46,13 @@ def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
             f"group, from pm.sample or nutpie); got {type(idata).__name__} without one. A MAP "
             "fit (fit_map) has no draws to diagnose: its point is result.point."
         ) from None
-    return getattr(post, "dataset", post)
+    post = getattr(post, "dataset", post)
+    if any(post.sizes.get(dim, 1) == 0 for dim in ("chain", "draw")):
+        raise ValueError(
+            f"The posterior holds no draws ({post.sizes.get('chain', 0)} chains of "
+            f"{post.sizes.get('draw', 0)} draws): sample with draws >= 1 (and chains >= 1)."
+        )
+    return post
 
 
 def check_draw_shape(variable: Variable, shape: tuple[int, ...]) -> None:

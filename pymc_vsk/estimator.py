@@ -438,15 +438,21 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         return predictor.from_posterior(X, self.idata_, max_draws=self.max_draws, seed=0)
 
     def _joint(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and covariance of f at X: of the MAP point, or mixed over posterior draws."""
+        """Mean and covariance of f at X: of the MAP point, or mixed over posterior draws.
+
+        The mixture's covariance is the mean of the draws' covariances plus that of their
+        means about the mixture's mean: never E[f fᵀ] − E[f] E[f]ᵀ, whose terms grow with the
+        square of y's offset and leave nothing of the covariance for y far from 0.
+        """
         predictor = self._predictor()
         points = self._points(predictor.names)
-        means, second = np.zeros(len(X)), np.zeros((len(X), len(X)))
+        draws, within = [], np.zeros((len(X), len(X)))
         for point in points:
             mu, cov = predictor.joint(X, point, of="f")
-            means += mu / len(points)
-            second += (cov + np.outer(mu, mu)) / len(points)
-        return means, second - np.outer(means, means)
+            draws.append(mu)
+            within += cov / len(points)
+        spread = np.asarray(draws) - np.mean(draws, axis=0)
+        return np.mean(draws, axis=0), within + spread.T @ spread / len(points)
 
     # -- shared model, pickling, tags ---------------------------------------------------------
     def _shared_model(self) -> _SharedModel:

@@ -45,7 +45,7 @@ from pytensor.graph import ancestors
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.blas import blas_threads
-from pymc_vsk.caching import cache_entries, cached
+from pymc_vsk.caching import cache_entries, cached, model_structure
 from pymc_vsk.covariance import psi_reach, warn_if_negligible
 from pymc_vsk.lifting import psi_columns
 from pymc_vsk.memory import keep_large_temporaries
@@ -355,7 +355,7 @@ def _check_reach(model: pm.Model, point: Mapping[str, np.ndarray]) -> None:
         fn = pytensor.function(inputs, outputs, on_unused_input="ignore", mode=PYTHON_MODE)
         return lambda p: fn(*(p[v.name] for v in inputs))
 
-    values, ls = cached(model, "psi_reach", None, build)(point)
+    values, ls = cached(model, "psi_reach", model_structure(model), build)(point)
     scale = numeric_value(vsk.psi_scale)
     where = "the fit (ℓ = " + _fmt(ls) + ")"
     warn_if_negligible(psi_reach(values, float(scale), ls), where, stacklevel=4)
@@ -375,7 +375,7 @@ def compiled_objective(model: pm.Model, mode: Mode | str | None = None) -> _Obje
     _Objective
         Callable ``theta -> (−log p, −∇ log p)`` on the flat vector of value variables.
     """
-    key = (tuple(v.name for v in model.value_vars), str(mode))
+    key = (model_structure(model), tuple(v.name for v in model.value_vars), str(mode))
     return cached(model, "objective", key, lambda: _Objective(model, mode))
 
 
@@ -399,7 +399,10 @@ def initial_point(model: pm.Model) -> dict[str, np.ndarray]:
     dict
         Values by value-variable name (transformed, e.g. ``ls_log__``).
     """
-    key = tuple((rv.name, repr(v)) for rv, v in model.rvs_to_initial_values.items())
+    key = (
+        model_structure(model),
+        tuple((rv.name, repr(v)) for rv, v in model.rvs_to_initial_values.items()),
+    )
 
     def build() -> Callable[[], list[np.ndarray]]:
         values = make_initial_point_expression(

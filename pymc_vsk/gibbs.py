@@ -191,7 +191,8 @@ class PaciorekSchervish(_LocalScaleKernel):
             Columns of ``X`` the kernel acts on (default: all).
         psi_scale : tensor-like, default 1.0
             The VSK's factor s of the lifted coordinate ([x, s·ψ(x)], as
-            :class:`~pymc_vsk.covariance.VSK` takes it; ``np.ptp(X)`` for data not in [0, 1]).
+            :class:`~pymc_vsk.covariance.VSK` takes it; the largest column span of X,
+            ``np.ptp(X, axis=0).max()``, for the VSK of :func:`pymc_vsk.build_model`).
 
         Returns
         -------
@@ -278,7 +279,8 @@ class Gibbs(_LocalScaleKernel):
             The column ψ acts on (default: all, i.e. the one column).
         psi_scale : tensor-like, default 1.0
             The VSK's factor s of the lifted coordinate ([x, s·ψ(x)], as
-            :class:`~pymc_vsk.covariance.VSK` takes it; ``np.ptp(X)`` for data not in [0, 1]).
+            :class:`~pymc_vsk.covariance.VSK` takes it; the largest column span of X,
+            ``np.ptp(X, axis=0).max()``, for the VSK of :func:`pymc_vsk.build_model`).
 
         Returns
         -------

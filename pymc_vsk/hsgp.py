@@ -277,8 +277,9 @@ class CollapsedLiftedHSGP(LiftedHSGP):
             - \frac{u^\top B^{-1} u}{\sigma_n^4} + \log\det B + n \log \sigma_n^2
             + n \log 2\pi\right).
 
-    For a fixed ψ, ΦᵀΦ, Φᵀy, Φᵀ1, Σy and yᵀy are computed once from the data (O(n M²)); each
-    log density and gradient then costs O(M³), independent of n, so NUTS samples only the
+    For a fixed ψ, ΦᵀΦ, Φᵀy, Φᵀ1, Σy and yᵀy are computed once from the data (O(n M²); those
+    of y about its mean ȳ, with m − ȳ for m, so that y far from 0 loses nothing to rounding);
+    each log density and gradient then costs O(M³), independent of n, so NUTS samples only the
     hyper-parameters and scales to tens of thousands of points. With a random ψ, Φ moves with
     ψ's parameters and the same statistics are part of every log density: O(n M²) each.
     """
@@ -323,23 +324,31 @@ class CollapsedLiftedHSGP(LiftedHSGP):
         check_inputs(X, self.d, owner="CollapsedLiftedHSGP")
         if y.shape != (len(X),):
             raise ValueError(f"y must have shape ({len(X)},); got {y.shape}.")
+        # float64 tensors: pytensor makes a Python float that float32 holds exactly (such as
+        # 500.0) a float32 constant, and would compute n log σ² and m − ȳ in single precision
+        sigma, mean = pt.cast(sigma, "float64"), pt.cast(mean, "float64")
         phi, sqrt_psd = self.prior_linearized(X)
         if not self.psi.is_random:  # otherwise Φ moves with ψ: the statistics are symbolic
             phi = np.asarray(phi.eval())
         self.X, self.y, self.sigma, self.mean = X, y, sigma, mean
+        # about ȳ: yᵀy, m Σy and n m² grow with the square of y's offset, and their difference
+        # (the residual's square) would be lost to rounding for y far from 0
+        centre = float(np.mean(y))
         self._stats = {
             "A": phi.T @ phi,
-            "Phi_y": phi.T @ y,
+            "Phi_y": phi.T @ (y - centre),
             "Phi_1": phi.sum(axis=0),
-            "sum_y": float(y.sum()),
-            "yy": float(y @ y),
+            "sum_y": float(np.sum(y - centre)),
+            "yy": float(np.sum(np.square(y - centre))),
             "n": float(len(y)),
+            "centre": centre,
         }
         self._sqrt_psd = sqrt_psd
         return pm.Potential(name, self._logp(sqrt_psd, sigma, mean))
 
     def _posterior_pieces(self, sqrt_psd, sigma, mean):
         st = self._stats
+        mean = mean - st["centre"]  # the statistics are of y − ȳ
         s2 = pt.square(pt.as_tensor_variable(sigma))
         D = pt.as_tensor_variable(sqrt_psd)
         B = pt.eye(D.shape[0]) + D[:, None] * st["A"] * D[None, :] / s2
@@ -351,6 +360,7 @@ class CollapsedLiftedHSGP(LiftedHSGP):
     def _logp(self, sqrt_psd, sigma, mean) -> TensorVariable:
         st = self._stats
         s2, L, _, v = self._posterior_pieces(sqrt_psd, sigma, mean)
+        mean = mean - st["centre"]
         rr = st["yy"] - 2.0 * mean * st["sum_y"] + st["n"] * pt.square(mean)
         logdet_B = 2.0 * log_det_cholesky(L)
         quad = rr / s2 - pt.sum(pt.square(v)) / pt.square(s2)

@@ -135,7 +135,9 @@ def add_log_likelihood(
         The model of the GP (default: the model the GP recorded, else the model in context).
     var_name : str, optional
         Name of the variable in the ``log_likelihood`` group. Default: the GP's observed
-        variable (``"y"`` when it cannot be told), whose dims and coords the values take.
+        variable (the one recorded by the GP, else the one whose data are the GP's ``y``;
+        ``"y"`` in a model without observed variables), whose dims and coords the values
+        take.
     jitter : float, optional
         Diagonal jitter of a ``pm.gp.Marginal``'s likelihood; default the one it was built
         with (``gp.jitter``), else PyMC's 1e-6; a value given is relative to sd(y)² for
@@ -152,6 +154,13 @@ def add_log_likelihood(
     fn, names = _pieces(gp, model, jitter)
     post = posterior(idata)
     n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
+    missing = [n for n in names if n not in post]
+    if missing:
+        raise ValueError(
+            f"The posterior has no draws of {missing}, which the GP's likelihood needs: "
+            "sample every free variable (pm.sample without var_names), or pass the draws of "
+            "this GP's model."
+        )
     values = {n: np.asarray(post[n].values) for n in names}
     for name in (n for n in names if n in model.named_vars):  # draws of another model
         check_draw_shape(model[name], values[name].shape[2:])
@@ -172,6 +181,12 @@ def add_log_likelihood(
                     out = np.empty((n_chain, n_draw, len(ll)))
                 out[c, d] = ll
     observed = _observed_name(gp, model)
+    if var_name is None and observed is None and len(model.observed_RVs) > 1:
+        raise ValueError(
+            "The model has several observed variables "
+            f"{[rv.name for rv in model.observed_RVs]} and this GP's cannot be told: pass "
+            "var_name (the name of the GP's observed variable)."
+        )
     var_name = var_name or observed or "y"
     dim, coords = f"{var_name}_dim_0", {"chain": post["chain"].values, "draw": post["draw"].values}
     dims = model.named_vars_to_dims.get(observed) if observed else None
@@ -188,12 +203,39 @@ def add_log_likelihood(
 
 
 def _observed_name(gp: object, model: pm.Model) -> str | None:
-    """The name of the GP's observed variable: recorded by the GP, or the model's only one."""
+    """The name of the GP's observed variable: recorded by the GP, else the observed variable
+    whose data are the GP's ``y``, else the model's only one."""
     name = getattr(gp, "name", None)
     if isinstance(name, str) and name in model.named_vars:
         return name
     observed = model.observed_RVs
-    return observed[0].name if len(observed) == 1 else None
+    if len(observed) == 1:
+        return observed[0].name
+    data = getattr(gp, "y", None)
+    matches = [rv.name for rv in observed if model.rvs_to_values[rv] is data]
+    if not matches:  # an array, made a constant of the model: compared by value
+        y = _values(data)
+        matches = [rv.name for rv in observed if _same(_values(model.rvs_to_values[rv]), y)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _values(data: object) -> np.ndarray | None:
+    """The numbers of observed data: an array, a data container or a constant."""
+    if data is None:
+        return None
+    if hasattr(data, "get_value"):
+        return np.asarray(data.get_value(borrow=True))
+    if isinstance(data, pytensor.graph.basic.Constant):
+        return np.asarray(data.data)
+    if isinstance(data, pytensor.graph.basic.Variable):
+        return None
+    return np.asarray(data)
+
+
+def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f" and b.dtype.kind == "f"))
 
 
 def _pointwise(C: np.ndarray, r: np.ndarray, log_w: np.ndarray | None = None) -> np.ndarray:

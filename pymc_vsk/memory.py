@@ -6,7 +6,8 @@ inverse the gradient needs). Before building such a graph the covariances here e
 memory and refuse, with an error that points to the approximations, when it exceeds a limit.
 
 The limit is 2 GiB by default; change it with :func:`set_memory_limit` or the environment
-variable ``PYMC_VSK_MEMORY_LIMIT`` (bytes, or with a suffix: ``8G``, ``512M``).
+variable ``PYMC_VSK_MEMORY_LIMIT`` (bytes, ``1e9``, or with a binary unit: ``8G``, ``512M``;
+unset or empty for the default).
 
 :func:`keep_large_temporaries` lets the C allocator (glibc's) keep those temporaries for the
 next evaluation instead of returning them to the system after each one.
@@ -40,34 +41,72 @@ _THRESHOLD_BLOCK = 32 * 1024**2 - 1024**2
 _kept = {"done": False}
 
 
-def _parse(text: str) -> int:
-    match = re.fullmatch(r"\s*([0-9.]+)\s*([kKmMgGtT]?)i?[bB]?\s*", text)
-    if not match:
+def _parse(text: str, source: str) -> int:
+    """Bytes of a size such as ``"8G"``, ``"512 MiB"``, ``"1e9"``; ``source`` names where
+    the text came from in the error message."""
+    match = re.fullmatch(
+        r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMgGtT]?)i?[bB]?\s*", text
+    )
+    if not match or not np.isfinite(float(match.group(1))):
         raise ValueError(
-            f"PYMC_VSK_MEMORY_LIMIT={text!r} is not a size; use bytes or e.g. '8G', '512M'."
+            f"{source} is not a size; use bytes (2147483648, 1e9) or a number with "
+            "a unit, e.g. '8G', '512M'."
         )
     value, unit = float(match.group(1)), match.group(2).upper()
     return int(value * 1024 ** " KMGT".index(unit or " "))
 
 
 def get_memory_limit() -> int:
-    """The current limit in bytes."""
+    """The current limit in bytes.
+
+    Returns
+    -------
+    int
+        The limit set by :func:`set_memory_limit`, else ``PYMC_VSK_MEMORY_LIMIT`` (unset or
+        empty: 2 GiB).
+
+    Raises
+    ------
+    ValueError
+        ``PYMC_VSK_MEMORY_LIMIT`` is not a size.
+    """
     if _limit is not None:
         return _limit
-    env = os.environ.get("PYMC_VSK_MEMORY_LIMIT")
-    return _parse(env) if env else 2 * 1024**3
+    env = os.environ.get("PYMC_VSK_MEMORY_LIMIT", "").strip()
+    return _parse(env, f"PYMC_VSK_MEMORY_LIMIT={env!r}") if env else 2 * 1024**3
 
 
-def set_memory_limit(limit: int | str | None) -> None:
+def set_memory_limit(limit: float | str | None) -> None:
     """Set the limit in bytes (or a size string such as ``"8G"``); ``None`` restores the default.
 
     Parameters
     ----------
-    limit : int, str or None
-        Bytes, a size string (``"8G"``, ``"512M"``) or ``None``.
+    limit : int, float, str or None
+        Bytes (>= 0), a size string (``"8G"``, ``"512M"``) or ``None`` (the default: 2 GiB,
+        or ``PYMC_VSK_MEMORY_LIMIT``).
+
+    Raises
+    ------
+    ValueError
+        A negative or non-finite number, or a string that is not a size.
+    TypeError
+        Neither a number, a string nor None.
     """
     global _limit
-    _limit = None if limit is None else (_parse(limit) if isinstance(limit, str) else int(limit))
+    if limit is None:
+        _limit = None
+        return
+    if isinstance(limit, str):
+        _limit = _parse(limit, f"set_memory_limit({limit!r})")
+        return
+    if isinstance(limit, bool) or not isinstance(limit, int | float | np.integer | np.floating):
+        raise TypeError(f"set_memory_limit takes bytes or a size such as '8G'; got {limit!r}.")
+    if not np.isfinite(limit) or limit < 0:
+        raise ValueError(
+            f"set_memory_limit takes a number of bytes >= 0; got {limit!r}. For no practical "
+            "limit give a large size, e.g. '1T'."
+        )
+    _limit = int(limit)
 
 
 #: What to do instead of a dense GP on many points (the default advice of :func:`check_dense`).

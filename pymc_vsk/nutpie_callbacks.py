@@ -11,11 +11,11 @@ Numba also compiles anew every time: about 3 s of the 7 to 8 s that
 0.16; ``benchmarks/run.py --only nuts`` times the whole compilation).
 
 The callbacks here copy element by element, which needs none of those routines, and return the
-same status codes as nutpie's (0 ok, -1 wrong dimension, 1 or -2 an exception, 3 a non-finite
-gradient, 4 a non-finite log density). :func:`compile_pymc_model` hands them to nutpie's own
-compiler, so everything else (the transforms, the data handed over by ``with_data``, the
-trace) is nutpie's. Where the installed nutpie does not build its callbacks this way it
-compiles with nutpie's own callbacks.
+same status codes as nutpie's (0 ok, -1 wrong dimension, 1 or -2 an exception or a result of
+another size than the sampler's, 3 a non-finite gradient, 4 a non-finite log density).
+:func:`compile_pymc_model` hands them to nutpie's own compiler, so everything else (the
+transforms, the data handed over by ``with_data``, the trace) is nutpie's. Where the installed
+nutpie does not build its callbacks this way it compiles with nutpie's own callbacks.
 """
 
 from __future__ import annotations
@@ -83,6 +83,8 @@ def _logp_callback(
         try:
             x = numba.carray(x_, (n_dim,))
             logp_val, grad = extract(x, user_data_)
+            if grad.size != n_dim:  # nutpie's broadcasting copy raises here
+                return 1
             logp_[0] = logp_val
             finite = True
             for i in range(n_dim):
@@ -123,6 +125,8 @@ def _expand_callback(
         try:
             x = numba.carray(x_, (n_dim,))
             (values,) = extract(x, user_data_)
+            if values.size != n_expanded:  # data of another size: nutpie's copy raises here
+                return -2
             for i in range(n_expanded):
                 out_[i] = values[i]
         except Exception:

@@ -23,6 +23,7 @@ argument, so predicting at other points, other draws or after ``set_data`` never
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -39,8 +40,10 @@ from pytensor.graph import ancestors
 
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
+from pymc_vsk.covariance import exact_distances
 from pymc_vsk.draws import check_draw_shape, draw_points
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
+from pymc_vsk.kernels import is_radial
 from pymc_vsk.memory import check_dense
 from pymc_vsk.modes import PYTHON_MODE
 from pymc_vsk.scaling import numeric_value
@@ -195,9 +198,15 @@ class Prediction:
     def _solve_cdf(
         self, q: np.ndarray, std: np.ndarray, start: np.ndarray | None = None
     ) -> np.ndarray:
-        """x with F(x) = q per point: Newton's method kept inside a shrinking bisection bracket."""
-        low = np.broadcast_to((self.means - 40 * std).min(axis=0) - 1e-12, q.shape).copy()
-        high = np.broadcast_to((self.means + 40 * std).max(axis=0) + 1e-12, q.shape).copy()
+        """x with F(x) = q per point: Newton's method kept inside a shrinking bisection bracket.
+
+        The bracket's margin and the tolerance are relative to the bracket's own size, so that
+        the quantiles are the same in any units of y.
+        """
+        low, high = (self.means - 40 * std).min(axis=0), (self.means + 40 * std).max(axis=0)
+        size = np.maximum(high - low, np.maximum(np.abs(low), np.abs(high)))
+        low = np.broadcast_to(low - 1e-12 * size, q.shape).copy()
+        high = np.broadcast_to(high + 1e-12 * size, q.shape).copy()
         if start is None:
             start = self.mean + np.sqrt(self._variance(std**2)) * scipy.special.ndtri(q)
         x = np.clip(start, low, high)
@@ -209,7 +218,7 @@ class Prediction:
             newton = x - step
             inside = (dens > 0) & (newton > low) & (newton < high)
             new = np.where(inside, newton, 0.5 * (low + high))
-            done = (np.abs(F - q) <= 1e-15) | (high - low <= 4e-16 * np.maximum(1, np.abs(x)))
+            done = (np.abs(F - q) <= 1e-15) | (high - low <= 4e-16 * size)
             if np.all(done | (new == x)):
                 break
             x = np.where(done, x, new)
@@ -327,7 +336,9 @@ class Predictor:
         Added to the training covariance; 0 for exact interpolation with σ_n = 0. Default: the
         jitter the model was fitted with (``gp.jitter``), else PyMC's 1e-6. A value given is
         read as the model reads its own (:func:`fitted_jitter`): relative to sd(y)² for
-        :func:`pymc_vsk.build_model`'s standardised model, absolute otherwise.
+        :func:`pymc_vsk.build_model`'s standardised model, absolute otherwise. A
+        ``pm.gp.MarginalApprox`` does not record the jitter of its ``marginal_likelihood``:
+        give the same one here (:mod:`pymc_vsk.sparse`).
     """
 
     def __init__(self, gp: object, model: pm.Model | None = None, jitter: float | None = None):
@@ -708,7 +719,9 @@ def predict(
         Added to the training covariance; 0 for exact interpolation with σ_n = 0. Default: the
         jitter the model was fitted with (``gp.jitter``), else PyMC's 1e-6. A value given is
         read as the model reads its own (:func:`fitted_jitter`): relative to sd(y)² for
-        :func:`pymc_vsk.build_model`'s standardised model, absolute otherwise.
+        :func:`pymc_vsk.build_model`'s standardised model, absolute otherwise. A
+        ``pm.gp.MarginalApprox`` does not record the jitter of its ``marginal_likelihood``:
+        give the same one here (:mod:`pymc_vsk.sparse`).
     max_draws : int or None, default 500
         Most draws mixed (a random subset of the posterior); ``None`` for all.
     seed : int, default 0
@@ -800,6 +813,12 @@ def power_function(
     For a VSK ``cov_func`` this is the VSK power function of Section 3.2; for
     ``sigma_f**2 * kappa`` it is the posterior std of the noise-free GP, σ_f P(x).
 
+    The radial stationary kernels of PyMC in ``cov_func`` (alone or in sums and products)
+    are evaluated with distances from coordinate differences
+    (:class:`~pymc_vsk.covariance.ExactDistances`, on a copy), so that the power function is
+    the same at any offset of X. PyMC's own kernels expand ‖x‖² − 2 xᵀx' + ‖x'‖², which
+    loses the digits of X's spread to its offset (x in years, for instance).
+
     Parameters
     ----------
     cov_func : pm.gp.cov.Covariance
@@ -816,6 +835,7 @@ def power_function(
     X = as_float_array(X, "X")
     Xnew = as_float_array(Xnew, "Xnew")
     check_inputs(Xnew, X.shape[1] if X.ndim == 2 else 1, name="Xnew", owner="the nodes X")
+    cov_func = _exact_distances(cov_func)
     K, k, kxx = (
         _evaluate(expr, point)
         for expr in (cov_func(X), cov_func(X, Xnew), cov_func(Xnew, diag=True))
@@ -829,6 +849,28 @@ def power_function(
         ) from err
     var = kxx - np.einsum("ij,ij->j", k, scipy.linalg.cho_solve(chol, k))
     return np.sqrt(np.clip(var, 0.0, None))
+
+
+def _exact_distances(cov_func: pm.gp.cov.Covariance) -> pm.gp.cov.Covariance:
+    """``cov_func``, or a copy whose radial stationary parts compute exact distances.
+
+    Parameters
+    ----------
+    cov_func : pm.gp.cov.Covariance
+        A kernel; sums and products are searched for radial stationary factors.
+
+    Returns
+    -------
+    pm.gp.cov.Covariance
+        The same kernel up to rounding; ``cov_func`` itself is not changed.
+    """
+    if isinstance(cov_func, pm.gp.cov.Stationary) and is_radial(type(cov_func)):
+        return exact_distances(copy.copy(cov_func))
+    if isinstance(cov_func, pm.gp.cov.Combination):
+        out = copy.copy(cov_func)
+        out._factor_list = [_exact_distances(f) for f in cov_func._factor_list]
+        return out
+    return cov_func
 
 
 def _evaluate(expr: pt.TensorVariable, point: Mapping[str, npt.ArrayLike] | None) -> np.ndarray:

@@ -195,6 +195,7 @@ class Switch:
             "level": _logger.level,
             "handlers": list(_logger.handlers),
             "pymc_level": pymc_logger.level,
+            "pymc_imported": "pymc" in sys.modules,
         }
         apply()
 
@@ -205,7 +206,11 @@ class Switch:
         self.restore()
 
     def restore(self) -> None:
-        """Put back the logging set-up found when the switch was made."""
+        """Put back the logging set-up found when the switch was made.
+
+        PyMC imported since then gets the level its import gives its logger (INFO when
+        logging is not configured), as if the switch had not been made.
+        """
         global _quiet
         saved = self._saved
         _quiet = saved["quiet"]
@@ -216,7 +221,10 @@ class Switch:
         for handler in saved["handlers"]:
             if handler not in _logger.handlers:
                 _logger.addHandler(handler)
-        logging.getLogger("pymc").setLevel(saved["pymc_level"])
+        level = saved["pymc_level"]
+        if not saved["pymc_imported"] and "pymc" in sys.modules and not logging.root.handlers:
+            level = logging.INFO  # PyMC was imported meanwhile: the level its import sets
+        logging.getLogger("pymc").setLevel(level)
 
 
 def show(stream: TextIO | None = None) -> Switch:

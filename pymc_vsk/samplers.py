@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pymc_vsk.caching import cache_entries, cached
+from pymc_vsk.caching import cached, is_cached, model_structure
 
 if TYPE_CHECKING:
     import pymc as pm
@@ -184,6 +184,8 @@ def choose_sampler(
 
     Raises
     ------
+    TypeError
+        A count that is not an integer (a float, None, a bool).
     ValueError
         A negative count, or fewer than one draw, chain or run.
 
@@ -204,6 +206,9 @@ def choose_sampler(
     """
     counts = {"n": n, "tune": tune}
     positive = {"draws": draws, "chains": chains, "runs": runs}
+    for name, value in (counts | positive).items():
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise TypeError(f"{name} must be an integer; got {value!r}.")
     for name, value in counts.items():
         if value < 0:
             raise ValueError(f"{name} must be >= 0; got {value}.")
@@ -244,7 +249,10 @@ def compiled_nutpie(model: pm.Model) -> object:
     The compiled model is kept with ``model`` (:func:`pymc_vsk.caching.cached`); each call
     hands it the current values of the model's data containers and other shared variables
     (``with_data``), so data swapped in with :func:`pymc_vsk.set_data` or ``pm.set_data`` are
-    sampled without compiling again.
+    sampled without compiling again. Variables added to ``model`` since (a ``pm.Potential``,
+    a ``pm.Deterministic``) make a new compilation, which samples them, and so do data of
+    another shape when the size of a sampled or traced variable follows the data (nutpie
+    fixes the sizes at compilation); the models of this package have no such variables.
 
     Parameters
     ----------
@@ -265,13 +273,13 @@ def compiled_nutpie(model: pm.Model) -> object:
         announce_compilation()
         return compile_pymc_model(model)
 
-    compiled = cached(model, "nutpie", None, build)
+    compiled = cached(model, "nutpie", _nutpie_key(model), build)
     current = {var.name: var.get_value() for var in compiled.shared_var_keys if var.name}
     return compiled.with_data(**current)
 
 
 def has_compiled_nutpie(model: pm.Model) -> bool:
-    """Whether :func:`compiled_nutpie` has compiled ``model`` in this process.
+    """Whether :func:`compiled_nutpie` has compiled ``model``, as it is now, in this process.
 
     Parameters
     ----------
@@ -281,4 +289,26 @@ def has_compiled_nutpie(model: pm.Model) -> bool:
     -------
     bool
     """
-    return bool(cache_entries(model, "nutpie"))
+    return is_cached(model, "nutpie", _nutpie_key(model))
+
+
+def _nutpie_key(model: pm.Model) -> tuple:
+    """What a compiled nutpie model depends on beyond the data it is handed: the model's
+    variables and, when a sampled or traced variable's size follows the data (a latent GP's
+    f, a deterministic of length N), the shapes of the data and the lengths of the dims."""
+    key = model_structure(model)
+    traced = [*model.free_RVs, *model.deterministics]
+    if all(None not in var.type.shape for var in traced):
+        return key
+    shapes = tuple((var.name, np.shape(_value(var))) for var in model.data_vars)
+    lengths = tuple((dim, _value(n)) for dim, n in model.dim_lengths.items())
+    lengths = tuple((dim, None if n is None else int(n)) for dim, n in lengths)
+    return key, shapes, lengths
+
+
+def _value(var: object) -> object:
+    """The value of a data container or a constant; None for an expression (a dim's length
+    read from a data container's shape, which the data's shapes give)."""
+    if hasattr(var, "get_value"):
+        return var.get_value(borrow=True)
+    return getattr(var, "data", None)

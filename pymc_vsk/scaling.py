@@ -22,6 +22,15 @@ pytensor function that runs numpy on each operation (:data:`pymc_vsk.modes.PYTHO
 class that needs constructor arguments declares an example instance with the classmethod
 ``example()``; the tests evaluate every class returned by :func:`scaling_functions` through
 it.
+
+Units: locations, widths, radii, offsets and decay lengths are in the units of x, and change
+with them (under x → a·x + b a jump at t moves to a·t + b and a width w becomes ``|a| w``).
+The values of ψ (amplitudes) are compared with x: :func:`pymc_vsk.build_model` multiplies
+them by the x-range, so the same amplitude gives the same model in any units of x, while a
+:class:`pymc_vsk.VSK` with ``psi_scale=1`` and :class:`pymc_vsk.hsgp.LiftedHSGP` take them in
+the units of x. A ψ made from the target itself (ψ = f, :class:`FromFunction`) has values in
+the units of y: divide it by a scale of y (such as its sd) for a model that is the same in
+any units of y.
 """
 
 from __future__ import annotations
@@ -323,8 +332,10 @@ class Jump(_UnitSteps, ScalingFunction):
 
     so ψ is constant between jumps and changes by ``a_k`` across location ``t_k``. A point
     exactly at a location belongs to the **right** branch (``x >= t_k``), as the target of
-    Section 4.1 does. Only differences ``|ψ(x) − ψ(x')|`` enter a radial VSK, so the paper's
-    ψ(x) = 1 for x < 0.5 and 0 otherwise (Section 4.1) is ``Jump(0.5)`` up to a constant.
+    Section 4.1 does; in reflected units (x → −x, the jump at −t_k) it belongs to the other
+    branch, which changes the model only for points exactly at the jump. Only differences
+    ``|ψ(x) − ψ(x')|`` enter a radial VSK, so the paper's ψ(x) = 1 for x < 0.5 and 0
+    otherwise (Section 4.1) is ``Jump(0.5)`` up to a constant.
 
     A hard step has zero derivative in its location; to sample a random location use
     :class:`SmoothJump`.

@@ -5,10 +5,20 @@ it as they are: with m inducing inputs X_u the likelihood costs O(n m²) instead
 (Titsias 2009 for VFE; Snelson and Ghahramani 2006 for FITC)::
 
     Xu = inducing_points(X, 40, psi)                      # (40 + 2, 1) for one jump
-    with pm.Model():
-        cov = sigma_f**2 * VSK(pm.gp.cov.Matern52(2, ls=ls), psi)
-        gp = pm.gp.MarginalApprox(approx="VFE", cov_func=cov, mean_func=...)
-        gp.marginal_likelihood("y", X=X, Xu=Xu, y=y, sigma=sigma_n)
+    jitter = 1e-6 * np.var(y)                             # relative to the data, see below
+    with pm.Model() as model:
+        vsk = VSK(pm.gp.cov.Matern52(2, ls=ls), psi, psi_scale=np.ptp(X, axis=0).max())
+        gp = pm.gp.MarginalApprox(approx="VFE", cov_func=sigma_f**2 * vsk, mean_func=...)
+        gp.marginal_likelihood("y", X=X, Xu=Xu, y=y, sigma=sigma_n, jitter=jitter)
+    pred = predict(gp, Xnew, point, model=model, jitter=jitter)
+
+PyMC adds an absolute jitter, 10⁻⁶, to the inducing covariance K_uu, and
+:func:`pymc_vsk.predict` cannot read the one given to ``marginal_likelihood``: give both the
+same jitter relative to var(y). With PyMC's default, y in units of 10⁻⁴ (σ_f² of 10⁻⁸) puts
+a jitter 100 times the signal's variance on K_uu, and the predictive mean moves by two
+standard deviations. ``psi_scale``, the largest column span of X, makes ψ's amplitude
+relative to the x-range, as in :func:`pymc_vsk.build_model`, so that the model is the same
+in any units of x.
 
 The inducing inputs live in x; the VSK lifts them through ψ like any input. Their placement
 matters at a jump: the approximate posterior mean is a combination of k(·, x_u), and the

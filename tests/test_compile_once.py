@@ -83,6 +83,22 @@ def test_initial_point_cache_honours_a_new_initval():
     assert before != pytest.approx(np.log(0.3))
 
 
+def test_a_variable_added_to_the_model_after_a_fit_is_fitted_too():
+    """The compiled objective was cached with the model alone: a ``pm.Potential`` added after
+    a first fit was left out of every later one (the fit kept ℓ = 0.22 where the potential
+    pins it at 0.5)."""
+    import pymc as pm
+
+    X, y = jump_data(27, seed=0)
+    model, _ = build_model(X, y, psi=Jump(0.5))
+    first = fit_map(model, n_starts=2, seed=0).point["ls"]
+    with model:
+        pm.Potential("pin", -1e4 * (model["ls"] - 0.5) ** 2)
+    pinned = fit_map(model, n_starts=2, seed=0).point["ls"]
+    assert abs(float(first) - 0.5) > 0.05
+    assert float(pinned) == pytest.approx(0.5, abs=0.01)
+
+
 def test_nutpie_model_compiled_once_samples_data_of_another_length():
     """y + 1 moves the posterior of the constant mean up; the same data would not move it.
 

@@ -14,6 +14,7 @@ import re
 
 import arviz as az
 import numpy as np
+import pytest
 
 from pymc_vsk import diagnose
 from pymc_vsk.diagnostics import chains_in_different_modes
@@ -96,3 +97,32 @@ def test_find_jumps_with_too_few_draws_is_not_converged():
     post = find_jumps(x, y, draws=1, chains=1)
     assert not post.converged and "ess_bulk = 1 < 400" in post.summary()
     assert find_jumps(x, y, draws=300, chains=2).converged
+
+
+def test_var_names_are_read_as_arviz_reads_them():
+    """``var_names=["~a"]`` (arviz's "all but a") failed with a KeyError for '~a', and
+    ``var_names=[]`` with "'NoneType' object is not iterable" from deep inside arviz."""
+    idata = _idata(shift=np.log(12.0))
+    report = diagnose(idata, var_names=["~ls"])
+    assert list(report.table.index) == ["sigma_n"] and report.ok, report.problems
+    assert chains_in_different_modes(idata, ["~ls"]) == []
+    assert chains_in_different_modes(idata, "ls") != []
+    with pytest.raises(ValueError, match=r"var_names=\[\] selects none .* pass None"):
+        diagnose(idata, var_names=[])
+    with pytest.raises(ValueError, match=r"names \['lss'\], which the posterior does not hold"):
+        diagnose(idata, var_names=["lss"])
+
+
+def test_a_boolean_deterministic_is_diagnosed_as_zeros_and_ones():
+    """``pm.Deterministic("above", f > 0)`` stores booleans, on which arviz's tail ESS
+    failed with numpy's "boolean subtract, the `-` operator, is not supported"."""
+    rng = np.random.default_rng(seed(9))
+    draws = {
+        "a": rng.normal(size=(4, 500)),
+        "above": rng.normal(size=(4, 500)) > 0,
+        "never": np.zeros((4, 500), dtype=bool),
+    }
+    report = diagnose(az.from_dict({"posterior": draws}))
+    assert report.ok, report.problems
+    assert report.exact == ["never"]
+    assert report.table.loc["above", "r_hat"] < 1.01

@@ -131,3 +131,35 @@ def test_add_log_likelihood_rejects_other_objects():
     model, _ = build_model(X, y)
     with pytest.raises(TypeError, match=r"pm\.gp\.Marginal or a MarginalJumpGP"):
         add_log_likelihood(_fake_posterior({"ls": np.ones((1, 1))}), object(), model)
+
+
+def test_draws_without_a_variable_the_likelihood_needs_are_refused_by_name():
+    """Draws from pm.sample(var_names=["ls"]) failed with xarray's KeyError "No variable
+    named 'sigma_f'", naming neither the cause nor the fix."""
+    X, y = _data()
+    model, gp = build_model(X, y, psi=Jump(0.5))
+    with pytest.raises(ValueError, match=r"no draws of \['sigma_f', .*pm\.sample without"):
+        add_log_likelihood(_fake_posterior({"ls": np.full((1, 3), 0.1)}), gp, model)
+
+
+def test_two_gps_of_one_model_keep_their_own_observed_names():
+    """Both took the name ``y`` (the GP could not be told from the model's two observed
+    variables), so the second GP's values silently replaced the first's."""
+    X = np.linspace(0, 1, 8)[:, None]
+    rng = np.random.default_rng(0)
+    with pm.Model() as model:
+        ls = pm.HalfNormal("ls", 1.0)
+        gps = [pm.gp.Marginal(cov_func=pm.gp.cov.ExpQuad(1, ls=ls)) for _ in range(3)]
+        gps[0].marginal_likelihood("a", X=X, y=rng.normal(size=8), sigma=0.3)
+        gps[1].marginal_likelihood("b", X=X[:5], y=pm.Data("yb", rng.normal(size=5)), sigma=0.3)
+        gps[2].marginal_likelihood("c", X=X[:5], y=model["yb"].get_value(), sigma=0.5)
+    idata = _fake_posterior({"ls": np.full((1, 4), 0.3)})
+    add_log_likelihood(idata, gps[0], model)
+    add_log_likelihood(idata, gps[1], model)
+    group = idata["log_likelihood"]
+    assert sorted(group.data_vars) == ["a", "b"]
+    assert group["a"].shape == (1, 4, 8) and group["b"].shape == (1, 4, 5)
+    with pytest.raises(ValueError, match=r"several observed variables .* pass var_name"):
+        add_log_likelihood(idata, gps[2], model)  # its y are b's too: it cannot be told
+    add_log_likelihood(idata, gps[2], model, var_name="c")
+    assert sorted(idata["log_likelihood"].data_vars) == ["a", "b", "c"]

@@ -101,3 +101,37 @@ def test_keep_large_temporaries_acts_once_per_process(monkeypatch):
     monkeypatch.setitem(memory._kept, "done", False)
     assert memory.keep_large_temporaries() is memory._glibc()
     assert memory.keep_large_temporaries() is False
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("", 2 * 1024**3), ("  ", 2 * 1024**3), ("2GB", 2 * 1024**3), ("1e3", 1000), (".5K", 512)],
+)
+def test_the_environment_variable_takes_empty_units_and_exponents(monkeypatch, text, expected):
+    """'1e3' was refused as "not a size" although it is a number of bytes."""
+    monkeypatch.setenv("PYMC_VSK_MEMORY_LIMIT", text)
+    assert get_memory_limit() == expected
+
+
+@pytest.mark.parametrize("text", [".", "1..2", "-1", "1e400", "inf"])
+def test_a_malformed_environment_variable_is_named(monkeypatch, text):
+    """'.' and '1..2' failed with "could not convert string to float", naming nothing."""
+    monkeypatch.setenv("PYMC_VSK_MEMORY_LIMIT", text)
+    with pytest.raises(ValueError, match=r"PYMC_VSK_MEMORY_LIMIT=.* is not a size"):
+        get_memory_limit()
+
+
+def test_set_memory_limit_refuses_what_is_no_size_and_names_itself():
+    """-1 was taken (every dense model then refused, "above the limit of -0.0 GiB"), NaN
+    failed in int(), True meant one byte, and a bad string was blamed on the environment
+    variable the caller never set."""
+    for bad in (-1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="bytes >= 0"):
+            set_memory_limit(bad)
+    with pytest.raises(TypeError, match="bytes or a size"):
+        set_memory_limit(True)
+    with pytest.raises(ValueError, match=r"set_memory_limit\('lots'\) is not a size"):
+        set_memory_limit("lots")
+    assert get_memory_limit() == 2 * 1024**3  # nothing was set
+    set_memory_limit(np.int64(5_000))
+    assert get_memory_limit() == 5_000

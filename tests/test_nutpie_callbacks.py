@@ -127,3 +127,22 @@ def test_without_nutpie_s_builders_the_model_compiles_with_nutpie_s_callbacks(mo
     assert status == 0
     np.testing.assert_allclose([logp, grad[0]], [-0.5 * np.log(2 * np.pi) - 0.125, -0.5])
     assert not replaced
+
+
+def test_a_trace_of_another_size_after_with_data_returns_nutpie_s_status():
+    """Data of another length resize a traced deterministic: the expand callback copied the
+    first n values (or read past the end of a shorter result) and reported success, where
+    nutpie's own callback reports an error."""
+    with pm.Model() as model:
+        d = pm.Data("d", np.zeros(3))
+        f = pm.Normal("f", shape=2)
+        pm.Deterministic("h", d + f.sum())
+    compiled = compile_pymc_model(model)
+    x = np.array([0.5, 1.0])
+    status, values = call_expand(compiled, x)
+    assert status == 0
+    np.testing.assert_allclose(values, [0.5, 1.0, 1.5, 1.5, 1.5])
+    for length in (5, 2):
+        other = compiled.with_data(d=np.ones(length))
+        assert call_logp(other, x)[0] == 0  # the log density does not read d
+        assert call_expand(other, x)[0] == -2

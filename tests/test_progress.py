@@ -413,3 +413,19 @@ def test_show_announces_the_first_nutpie_compilation():
     )
     said = _stderr_of(script)
     assert re.search(r"compiling the model \(once\) …\ncompiled in \d+\.\d s", said), said
+
+
+def test_pymc_imported_inside_quiet_speaks_again_after_it():
+    """PyMC imported inside ``with progress.quiet():`` stayed silent for good: the block's
+    end put back the level PyMC's logger had before PyMC set it (none), so "Initializing
+    NUTS ..." never showed again."""
+    said = _stderr_of(
+        "from pymc_vsk import progress\n"
+        "with progress.quiet():\n"
+        "    import pymc as pm\n"
+        "with pm.Model():\n"
+        "    pm.Normal('a')\n"
+        "    pm.sample(draws=20, tune=20, chains=1, nuts_sampler='pymc', progressbar=False,\n"
+        "              compute_convergence_checks=False, random_seed=1)\n"
+    )
+    assert said.count("Initializing NUTS") == 1, said

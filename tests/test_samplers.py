@@ -259,3 +259,82 @@ def test_regressor_refits_with_nutpie_without_compiling_again(spy_rule, monkeypa
     assert [kw["compiled"] for _, kw in calls] == [False, True]
     assert reg.idata_["posterior"]["ls"].shape == (1, 100)
     assert abs(reg.mean_ - (np.mean(y2) + 10.0)) < 2.0
+
+
+def test_compiled_nutpie_compiles_again_for_variables_added_to_the_model(monkeypatch):
+    """A variable added after the first compilation (a pm.Potential pinning ℓ) was ignored:
+    the model compiled before it was handed back and sampled without it."""
+    from pymc_vsk import nutpie_callbacks
+
+    class Compiled:
+        def __init__(self, model):
+            self.names = list(model.named_vars)
+            self.shared_var_keys = {}
+
+        def with_data(self, **data):
+            return self
+
+    monkeypatch.setattr(nutpie_callbacks, "compile_pymc_model", Compiled)
+    X, y = jump_data(15, 1)
+    model, _ = build_model(X, y, psi=Jump(0.5))
+    assert "pin" not in compiled_nutpie(model).names
+    assert compiled_nutpie(model) is compiled_nutpie(model)  # nothing added: compiled once
+    with model:
+        pm.Potential("pin", -((model["ls"] - 0.5) ** 2))
+    assert not has_compiled_nutpie(model)
+    assert "pin" in compiled_nutpie(model).names
+    assert has_compiled_nutpie(model)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"n": float("nan")}, "n"),
+        ({"draws": 10.5}, "draws"),
+        ({"tune": None}, "tune"),
+        ({"chains": 2.5}, "chains"),
+        ({"draws": True}, "draws"),
+        ({"runs": 1.5}, "runs"),
+    ],
+)
+def test_counts_that_are_not_integers_are_errors_that_name_them(kwargs, name):
+    """n = NaN chose PyMC's sampler from NaN predictions, 2.5 chains were priced as such,
+    and tune=None failed comparing None with 0."""
+    args = {"n": 81, "draws": 100, "tune": 100, "chains": 2} | kwargs
+    with pytest.raises(TypeError, match=rf"^{name} must be an integer"):
+        choose_sampler(**args)
+    assert choose_sampler(np.int64(81), np.int64(100), 0, 2).sampler in samplers.SAMPLERS
+
+
+def test_compiled_nutpie_compiles_again_when_the_trace_s_size_follows_the_data(monkeypatch):
+    """nutpie fixes the trace's size at compilation: a deterministic of length N, handed data
+    of another N, was traced cut short (or from memory past its end)."""
+    from pymc_vsk import nutpie_callbacks
+
+    compiled = []
+
+    class Compiled:
+        def __init__(self, model):
+            compiled.append(self)
+            self.shared_var_keys = {}
+
+        def with_data(self, **data):
+            return self
+
+    monkeypatch.setattr(nutpie_callbacks, "compile_pymc_model", Compiled)
+    X, y = jump_data(15, 1)
+    model, _ = build_model(X, y, psi=Jump(0.5))
+    compiled_nutpie(model)
+    set_data(model, *jump_data(19, 2))
+    compiled_nutpie(model)
+    assert len(compiled) == 1  # scalar parameters only: any length is one compilation
+    with model:
+        pm.Deterministic("residual", model["y_data"] - model["mean"])
+    compiled_nutpie(model)
+    set_data(model, *jump_data(19, 3))
+    compiled_nutpie(model)
+    assert len(compiled) == 2  # same length: the same compilation
+    set_data(model, *jump_data(23, 4))
+    assert not has_compiled_nutpie(model)
+    compiled_nutpie(model)
+    assert len(compiled) == 3

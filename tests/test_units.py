@@ -390,3 +390,111 @@ def test_fit_map_warns_when_the_fitted_length_scale_makes_psi_negligible():
         model, _ = build_model(a * X, y, psi=Jump(0.5 * a), standardize=False)
     with pytest.warns(NegligibleScalingWarning, match="fit"):
         fit_map(model, n_starts=1, seed=0, warn=False)
+
+
+def test_mixture_quantiles_and_intervals_are_the_same_in_small_units_of_y():
+    """Quantiles of a mixture solve F(x) = q on a bracket and to a tolerance that were
+    absolute (10⁻¹² and 4·10⁻¹⁶): on y × 10⁻²⁰ a quantile of this mixture was off by 0.28
+    sd (the HDI's ends of another one by 10⁻³ sd)."""
+    from pymc_vsk.prediction import Prediction
+
+    rng = np.random.default_rng(0)
+    moments = [(rng.normal(size=5), rng.uniform(0.1, 1, 5) ** 2, rng.uniform(0.5, 1.2, 5) ** 2)]
+    moments += [(m + 1.5, vf, vy) for m, vf, vy in moments] * 2
+    ref = Prediction.mixture(moments)
+    probs = [0.03, 0.5, 0.97]
+    for c, d in ((1e-20, 0.0), (1e-40, 3e-39), (1e12, 5e13)):
+        scaled = Prediction.mixture([(c * m + d, c**2 * vf, c**2 * vy) for m, vf, vy in moments])
+        np.testing.assert_allclose(
+            (scaled.quantile(probs) - d) / c, ref.quantile(probs), atol=1e-9 * np.max(ref.std_y)
+        )
+        ends, ends_ref = scaled.interval(0.9, kind="hdi"), ref.interval(0.9, kind="hdi")
+        for end, end_ref in zip(ends, ends_ref, strict=True):
+            np.testing.assert_allclose((end - d) / c, end_ref, atol=1e-9 * np.max(ref.std_y))
+
+
+def test_the_estimator_s_covariance_is_the_same_with_y_far_from_zero():
+    """predict(return_cov=True) took E[f fᵀ] − E[f] E[f]ᵀ: with y around 10⁸ (sd 0.6) the two
+    terms are 10¹⁶ and the covariance of 10⁻² was lost to rounding."""
+    X, y = _one_d()
+    grid = np.linspace(0.05, 0.95, 6)[:, None]
+    covs = []
+    for d in (0.0, 1e8):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = VSKRegressor(psi=Jump(0.5), n_starts=2, random_state=0).fit(X, y + d)
+        covs.append(est.predict(grid, return_cov=True)[1])
+    np.testing.assert_allclose(covs[1], covs[0], atol=1e-6 * np.max(covs[0]))
+
+
+def test_the_collapsed_hsgp_likelihood_is_the_same_in_other_units_of_y():
+    """The collapsed likelihood summed yᵀy − 2m Σy + n m²: with y around 10⁶ (noise 0.05) the
+    terms are 10¹⁵ and the log density was off by 9.6 (by 85 000 around 10⁸). In units of
+    10⁻⁴ it was off by 9·10⁻⁴: σ_n = 500.0 became a float32 constant and n log σ² was
+    computed in single precision. Around 10⁸, y itself is rounded by 10⁻⁸ (10⁻⁵ in the log
+    density)."""
+    from pymc_vsk.hsgp import CollapsedLiftedHSGP
+
+    rng = np.random.default_rng(0)
+    X = np.sort(rng.uniform(0, 1, 400))[:, None]
+    y = targets.jump(X) + 0.05 * rng.normal(size=400)
+    grid = np.linspace(0.05, 0.95, 6)[:, None]
+    answers = []
+    for c, d in ((1.0, 0.0), (1.0, 1e6), (1.0, 1e8), (1e4, 0.0)):
+        with pm.Model() as model:
+            cov = (1.5 * c) ** 2 * pm.gp.cov.Matern52(2, ls=[0.08, 0.5])
+            hs = CollapsedLiftedHSGP([30, 5], Jump(0.5), cov_func=cov, c=1.5)
+            hs.marginal_likelihood("lik", X=X, y=c * y + d, sigma=0.05 * c, mean=1.3 * c + d)
+        pred = predict(hs, grid, point={}, model=model)
+        logp = model.compile_logp()({}) + len(y) * np.log(c)
+        answers.append((logp, (pred.mean - d) / c, pred.std_y / c))
+    (logp, mean, sd), *others = answers
+    for logp_c, mean_c, sd_c in others:
+        assert logp_c == pytest.approx(logp, abs=1e-4)
+        np.testing.assert_allclose(mean_c, mean, atol=1e-6 * np.max(sd))
+        np.testing.assert_allclose(sd_c, sd, rtol=1e-9)
+
+
+def test_the_sparse_recipe_is_the_same_in_other_units():
+    """pymc_vsk.sparse's recipe: a jitter relative to var(y), given to marginal_likelihood and
+    to predict, and ψ scaled by the x-range. With PyMC's absolute 10⁻⁶ instead, y × 10⁻⁴
+    moves the predictive mean by 2.2 sds."""
+    from pymc_vsk.sparse import inducing_points
+
+    X, y = _one_d(60)
+    grid = np.linspace(0.05, 0.95, 6)[:, None]
+    answers = []
+    for a, b, c, d in ((1.0, 0.0, 1.0, 0.0), (1e6, 3e6, 1e-4, 5.0)):
+        Xs, ys, psi = a * X + b, c * y + d, Jump(a * 0.5 + b)
+        jitter = 1e-6 * np.var(ys)
+        with pm.Model() as model:
+            vsk = VSK(pm.gp.cov.Matern52(2, ls=0.06 * a), psi, psi_scale=np.ptp(Xs, axis=0).max())
+            gp = pm.gp.MarginalApprox(
+                approx="VFE",
+                cov_func=(1.5 * c) ** 2 * vsk,
+                mean_func=pm.gp.mean.Constant(1.3 * c + d),
+            )
+            Xu = inducing_points(Xs, 20, psi)
+            gp.marginal_likelihood("y", X=Xs, Xu=Xu, y=ys, sigma=0.25 * c, jitter=jitter)
+        pred = predict(gp, a * grid + b, point={}, model=model, jitter=jitter)
+        answers.append(((pred.mean - d) / c, pred.std_y / c))
+    np.testing.assert_allclose(answers[1][0], answers[0][0], atol=1e-6 * np.max(answers[0][1]))
+    np.testing.assert_allclose(answers[1][1], answers[0][1], rtol=1e-6)
+
+
+def test_the_power_function_of_a_pymc_kernel_is_the_same_at_any_offset_of_x():
+    """PyMC's stationary kernels expand ‖x − x'‖² = ‖x‖² − 2 xᵀx' + ‖x'‖²: with X in [2000,
+    2001] the power function was off by 0.5 %, in [10⁶, 10⁶ + 1] the kernel matrix was not
+    positive definite. A product (σ_f² k) is covered, and the kernel given is left as it
+    was."""
+    from pymc_vsk import power_function
+
+    X = targets.halton_nodes(30)
+    grid = np.linspace(0.03, 0.97, 7)[:, None]
+    ref = power_function(pm.gp.cov.Matern52(1, ls=0.2), X, grid)
+    for b in (2000.0, 1e6):
+        kernel = pm.gp.cov.Matern52(1, ls=0.2)
+        for cov, sigma_f in ((kernel, 1.0), (1.5**2 * kernel, 1.5)):
+            values = power_function(cov, X + b, grid + b) / sigma_f
+            np.testing.assert_allclose(values, ref, rtol=1e-6, atol=1e-6 * np.max(ref))
+        assert type(kernel) is pm.gp.cov.Matern52
