@@ -158,7 +158,16 @@ class Prediction:
         -------
         ndarray, shape (..., m)
         """
-        return self._cdf(np.asarray(x, dtype=float), np.sqrt(self._component_var(of)))
+        x = np.asarray(x, dtype=float)
+        m = self.means.shape[-1]
+        try:
+            x = np.broadcast_to(x, np.broadcast_shapes(x.shape, (m,)))
+        except ValueError:
+            raise ValueError(
+                f"x has shape {x.shape}, which does not broadcast against the {m} points "
+                "predicted: give one value per point, or one value for all."
+            ) from None
+        return self._cdf(x, np.sqrt(self._component_var(of)))
 
     def _cdf(self, x: np.ndarray, std: np.ndarray) -> np.ndarray:
         # components of zero variance (a latent GP's deterministic draws) are point masses

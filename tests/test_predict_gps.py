@@ -252,6 +252,20 @@ def test_mixture_quantiles_match_scipy_root_finding():
     assert pred.quantile([0.1, 0.9], of="f").shape == (2, 2)
 
 
+def test_the_cdf_broadcasts_one_value_against_every_point():
+    """``cdf(1.0)`` raised an IndexError, though x is documented to broadcast."""
+    pred = mixture()
+    np.testing.assert_allclose(pred.cdf(1.0), pred.cdf([1.0, 1.0]))
+    np.testing.assert_allclose(pred.cdf([[0.5], [2.0]]), pred.cdf([[0.5, 0.5], [2.0, 2.0]]))
+    expected = sum(
+        w * scipy.stats.norm(pred.means[k, 0], np.sqrt(pred.var_f[k, 0])).cdf(1.0)
+        for k, w in enumerate(pred.weights)
+    )
+    assert pred.cdf(1.0, of="f")[0] == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match=r"shape \(3,\).*against the 2 points"):
+        pred.cdf([0.0, 1.0, 2.0])
+
+
 def test_hdi_holds_the_mass_with_equal_end_densities_and_is_shortest():
     pred = mixture()
     lo, hi = pred.interval(0.8, kind="hdi")
