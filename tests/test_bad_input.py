@@ -700,3 +700,41 @@ def test_bad_input_names_the_problem_and_the_fix(case, capsys, tmp_path):
     assert re.search(fix, message, flags=re.S), (fix, message)
     for internal in ("zero-size array", "need at least one array", "Need 0 < lower < upper"):
         assert internal not in message
+
+
+def test_a_posterior_without_draws_is_refused_by_every_reader():
+    """nutpie through ``pm.sample(draws=0)`` returns chains of no draws: diagnose failed with
+    numpy's "cannot reshape array of size 0", add_log_likelihood with xarray's "Could not
+    convert tuple of form (dims, data[, attrs, encoding])" and predict with "not enough
+    values to unpack"."""
+    model, gp = build_model(X, Y)
+    names = ("ls", "sigma_f", "sigma_n", "mean")
+    empty = az.from_dict({"posterior": {n: np.zeros((2, 0)) for n in names}})
+    for action in (
+        lambda: diagnose(empty),
+        lambda: add_log_likelihood(empty, gp, model),
+        lambda: predict(gp, X[:3], idata=empty),
+    ):
+        with pytest.raises(ValueError, match=r"no draws \(2 chains of 0 draws\).*draws >= 1"):
+            action()
+
+
+@pytest.mark.parametrize(
+    ("seeds", "error", "problem", "fix"),
+    [
+        ([3, -1], ValueError, r"Noise seeds must be integers >= 0", r"got -1"),
+        (10**20, ValueError, r"At most 10000 noise seeds; got 10+\.", r"Ask for fewer"),
+        (2.5, TypeError, r"seeds is a number of seeds \(5\) or a sequence", r"got 2\.5"),
+        ([0, 1.5], TypeError, r"Noise seeds must be whole numbers", r"got \[0, 1\.5\]"),
+    ],
+)
+def test_paper_noise_seeds_are_checked_before_any_fit(seeds, error, problem, fix):
+    """A negative seed used to fail in numpy (``expected non-negative integer``) after the
+    models were built; 10**20 seeds in an OverflowError from ``range``; 2.5 seeds in
+    ``'float' object is not iterable``; a seed of 1.5 was taken for 1."""
+    from pymc_vsk.paper import figure13, tables2_3
+
+    for run in (lambda: tables2_3.compute(27, seeds=seeds), lambda: figure13.compute(seeds)):
+        with pytest.raises(error) as info:
+            run()
+        assert re.search(problem, str(info.value)) and re.search(fix, str(info.value))

@@ -20,6 +20,7 @@ with 2e-4 (its 1 % quantile 1.45), the stationary σ_n at most the noise std wit
 from __future__ import annotations
 
 import csv
+import dataclasses
 
 import numpy as np
 import pytest
@@ -178,3 +179,23 @@ def test_cli_rejects_bad_input(capsys, argv):
         main(["reproduce", "figure9", *argv])
     assert err.value.code == 2
     assert "must be at least" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_sweep_beyond_the_memory_limit_before_any_work(capsys, monkeypatch):
+    monkeypatch.delenv("PYMC_VSK_MEMORY_LIMIT", raising=False)
+    monkeypatch.setattr(figure9, "compute", lambda *args: pytest.fail("the study started"))
+    assert main(["reproduce", "figure9", "--n-max", "99999999999999999999"]) == 2
+    err = capsys.readouterr().err
+    assert "above the limit" in err and "Give a smaller --n-max" in err
+
+
+def test_summary_names_the_node_counts_fitted(study):
+    """``--n-max 31`` fits N = 31 only; the summary said "N = 31, 51, …, 31"."""
+    one = dataclasses.replace(
+        study,
+        n_nodes=study.n_nodes[:1],
+        values={m: {c: v[:1] for c, v in cols.items()} for m, cols in study.values.items()},
+    )
+    text = figure9.format_summary(one)
+    assert "Figure 9: N = 31 (medians over seeds):" in text and "51" not in text
+    assert "Figure 9: N = 31, 51, …, 111 (medians" in figure9.format_summary(study)

@@ -9,6 +9,7 @@ the max error, both at N = 30); the test asks for 4 of 5.
 from __future__ import annotations
 
 import csv
+import dataclasses
 
 import numpy as np
 import pytest
@@ -79,3 +80,33 @@ def test_cli_rejects_bad_input(capsys, argv):
         main(["reproduce", "figure4", *argv])
     assert err.value.code == 2
     assert "must be at least" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n_max", ["6000", "99999999999999999999"])
+def test_cli_refuses_a_sweep_beyond_the_memory_limit_before_any_work(capsys, monkeypatch, n_max):
+    """--n-max too large for the memory limit: refused at once, where it used to fail in numpy
+    (``array is too big``) or, for a few thousand, hours later when the sweep reached it."""
+    monkeypatch.delenv("PYMC_VSK_MEMORY_LIMIT", raising=False)
+    monkeypatch.setattr(figure4, "compute", lambda *args: pytest.fail("the sweep started"))
+    assert main(["reproduce", "figure4", "--n-max", n_max]) == 2
+    err = capsys.readouterr().err
+    assert f"error: A dense GP on {n_max} nodes" in err and "above the limit" in err
+    assert "Give a smaller --n-max" in err and "PYMC_VSK_MEMORY_LIMIT" in err
+
+
+def _first(sweep, n):
+    values = {m: {c: v[:n] for c, v in cols.items()} for m, cols in sweep.values.items()}
+    return dataclasses.replace(sweep, n_nodes=sweep.n_nodes[:n], values=values)
+
+
+def test_summary_of_one_node_count_names_only_it_and_fits_no_slope(sweep, recwarn):
+    """``--n-max 30`` fits N = 30 only: the header said "N = 30, 50, …, 30" and a log-log
+    slope through one point was printed, with numpy's RankWarning on stderr."""
+    one = _first(sweep, 1)
+    text = figure4.format_summary(one)
+    assert text.startswith("Figure 4: N = 30 Halton nodes")
+    assert "log-log slope of median rmse" not in text and "need two N or more" in text
+    assert np.isnan(one.slope("vsk"))
+    assert not [w for w in recwarn if "Polyfit" in str(w.message)]
+    assert figure4.format_summary(_first(sweep, 2)).startswith("Figure 4: N = 30, 50 Halton")
+    assert figure4.format_summary(sweep).startswith("Figure 4: N = 30, 50, …, 110 Halton nodes")

@@ -52,3 +52,11 @@ def test_cli_prints_the_table_and_saves_figures_13_and_14(tmp_path, capsys):
     assert "Local extrema of the mean (target: 4)" in out and "finding:" in out
     assert (tmp_path / "figure13_reconstructions.png").stat().st_size > 10_000
     assert (tmp_path / "figure14_basis_functions.png").stat().st_size > 10_000
+
+
+def test_cli_refuses_more_seeds_than_it_can_count(capsys):
+    """--seeds 99999999999999999999 used to end in an OverflowError traceback."""
+    with pytest.raises(SystemExit) as err:
+        main(["reproduce", "figure13", "--seeds", "99999999999999999999"])
+    assert err.value.code == 2
+    assert "argument --seeds: must be at most 10000" in capsys.readouterr().err

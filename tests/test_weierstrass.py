@@ -9,13 +9,14 @@ K_VSK = 12 ≤ 10⁻³ × stationary, RMSE at every K_VSK ≤ 1.25 × stationary
 from __future__ import annotations
 
 import csv
+import warnings
 
 import numpy as np
 import pymc as pm
 import pytensor
 import pytest
 
-from pymc_vsk import VSK, scaling, targets
+from pymc_vsk import VSK, fitting, scaling, targets
 from pymc_vsk.cli import main
 from pymc_vsk.paper import figure7
 from tests import reference as ref
@@ -164,3 +165,42 @@ def test_cli_rejects_bad_input(capsys, argv, message):
         main(["reproduce", "figure7", *argv])
     assert err.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "fix"),
+    [
+        (["--grid", "100000"], "Give a smaller --grid or --n-nodes"),
+        (["--n-nodes", "100000"], "Give a smaller --n-nodes"),
+    ],
+)
+def test_cli_refuses_sizes_beyond_the_memory_limit_before_any_work(capsys, monkeypatch, argv, fix):
+    """A grid of 100000² points used to end in numpy's ``Unable to allocate 74.5 GiB``
+    traceback, 100000 nodes in a MemoryError traceback from the model."""
+    monkeypatch.delenv("PYMC_VSK_MEMORY_LIMIT", raising=False)
+    monkeypatch.setattr(figure7, "compute", lambda *args, **kwargs: pytest.fail("it started"))
+    assert main(["reproduce", "figure7", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "error: " in err and "above the limit" in err and fix in err
+
+
+def test_fits_stopped_on_the_ridge_are_named_in_the_summary_not_warned(monkeypatch):
+    """For K_VSK ≳ 9 the likelihood rises along ℓ, σ_f → ∞ (module docstring) and fit_map
+    warns that its end point is no optimum, advising maxiter or a prior, which the command
+    offers neither of: the summary names those fits instead."""
+    real = figure7.fit_map
+
+    def not_converged(*args, **kwargs):
+        result = real(*args, **kwargs)
+        warnings.warn("not an optimum", fitting.NotConvergedWarning, stacklevel=2)
+        return result
+
+    monkeypatch.setattr(figure7, "fit_map", not_converged)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sweep = figure7.compute(n_nodes=12, k_values=[12], grid_size=4, n_starts=1)
+    assert not [w for w in caught if issubclass(w.category, fitting.NotConvergedWarning)]
+    assert sweep.not_converged == ["stationary", "12"]
+    text = figure7.format_summary(sweep)
+    note = "note: the MLE stopped before an optimum for the stationary kernel and K_VSK = 12"
+    assert note in text

@@ -374,8 +374,10 @@ def main(args: argparse.Namespace) -> int:
         Exit status: 1 if the paper's finding (:meth:`Study.checks`) does not show, else 0.
     """
     study = compute(seeds=args.seeds)
+    # the files first, the text after: a reader of stdout that leaves early (``| head``)
+    # does not cost the figures
+    saved = [] if args.out is None else save_figures(study, args.out)
     print(format_table(study))
-    if args.out is not None:
-        for path in save_figures(study, args.out):
-            print(f"saved {path}")
+    for path in saved:
+        print(f"saved {path}")
     return 0 if all(study.checks().values()) else 1

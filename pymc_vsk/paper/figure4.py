@@ -115,7 +115,12 @@ class Sweep:
         return np.median(self.values[model][column], axis=1)
 
     def slope(self, model: str, column: str = "rmse") -> float:
-        """Least-squares slope of log(median ``column``) of ``model`` against log N (decay rate)."""
+        """Least-squares slope of log(median ``column``) of ``model`` against log N (decay rate).
+
+        NaN for a sweep of one N, through which no line is fitted.
+        """
+        if len(self.n_nodes) < 2:
+            return float("nan")
         return float(np.polyfit(np.log(self.n_nodes), np.log(self.median(model, column)), 1)[0])
 
     def n_vsk_better(self, column: str = "rmse") -> int:
@@ -218,16 +223,18 @@ def format_summary(sweep: Sweep) -> str:
         | {f"{m} {c}": sweep.median(m, c)[picks] for c in ("rmse", "max_std") for m in MODELS}
     )
     lines = [
-        f"Figure 4: N = {ns[0]}, {ns[0] + N_STEP}, …, {ns[-1]} Halton nodes, Matérn C4, "
+        f"Figure 4: N = {harness.list_counts(ns)} Halton nodes, Matérn C4, "
         f"noise std {NOISE_STD}, MLE ({N_STARTS} default starts + the previous N's optimum), "
         f"{k} noise seed(s); medians over seeds",
         harness.text_table(table, {c: ".3e" for c in table.columns[1:]}),
     ]
-    for column in ("rmse", "max_error"):
+    for column in ("rmse", "max_error") if len(ns) >= 2 else ():
         lines.append(
             f"log-log slope of median {column} against N: stationary "
             f"{sweep.slope('stationary', column):.2f}, VSK {sweep.slope('vsk', column):.2f}"
         )
+    if len(ns) < 2:
+        lines.append(f"log-log slopes need two N or more (--n-max {ns[0] + N_STEP} or more)")
     ratio = sweep.median("vsk", "mean_std") / sweep.median("stationary", "mean_std")
     lines.append(
         f"average std ratio VSK/stationary: {ratio[0]:.2f} at N = {ns[0]}, "
@@ -294,10 +301,17 @@ def main(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        Exit status: 1 if the paper's finding (:meth:`Sweep.checks`) fails, else 0.
+        Exit status: 1 if the paper's finding (:meth:`Sweep.checks`) fails, 2 if ``--n-max``
+        is beyond the memory limit (checked before any work), else 0.
     """
+    problem = harness.size_problem(args.n_max, args.n_max + harness.N_GRID, "--n-max")
+    if problem is not None:
+        return harness.refuse("figure4", problem)
     sweep = compute(args.n_max, args.seeds)
+    # the files first, the text after: a reader of stdout that leaves early (``| head``)
+    # does not cost the sweep's files
+    saved = save(sweep, args.out)
     print(format_summary(sweep))
-    for path in save(sweep, args.out):
+    for path in saved:
         print(f"saved {path}")
     return 0 if all(sweep.checks().values()) else 1

@@ -429,7 +429,7 @@ def format_summary(study: CornerStudy) -> str:
     sweep = pd.DataFrame(
         {"N": ns[picks]} | {f"{m[:4]} {c}": study.median(m, c)[picks] for c in cols for m in MODELS}
     )
-    lines += ["", f"Figure 9: N = {ns[0]}, {ns[0] + N_STEP}, …, {ns[-1]} (medians over seeds):"]
+    lines += ["", f"Figure 9: N = {harness.list_counts(ns)} (medians over seeds):"]
     lines.append(harness.text_table(sweep, {c: ".3e" for c in sweep.columns[1:]}))
     ratio = study.median("vsk", "rmse") / study.median("stationary", "rmse")
     lines.append(
@@ -546,10 +546,17 @@ def main(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        Exit status: 1 if a finding of the paper (:meth:`CornerStudy.checks`) fails, else 0.
+        Exit status: 1 if a finding of the paper (:meth:`CornerStudy.checks`) fails, 2 if
+        ``--n-max`` is beyond the memory limit (checked before any work), else 0.
     """
+    problem = harness.size_problem(args.n_max, args.n_max + harness.N_GRID, "--n-max")
+    if problem is not None:
+        return harness.refuse("figure9", problem)
     study = compute(args.n_max, args.seeds)
+    # the files first, the text after: a reader of stdout that leaves early (``| head``)
+    # does not cost the study's files
+    saved = save(study, args.out)
     print(format_summary(study))
-    for path in save(study, args.out):
+    for path in saved:
         print(f"saved {path}")
     return 0 if all(study.checks().values()) else 1

@@ -10,13 +10,16 @@ r"""What the reproductions share: the MLE fitter, the evaluation grid, seeds, CS
   grid its RMSE and average std come out too large by exactly 504/500.
 * :func:`sweep_frame` and :func:`write_csv` write the per-(model, N, seed) CSV files of the
   sweeps with pandas; :func:`add_out_option`, :func:`add_seeds_option` and
-  :func:`add_n_max_option` are the command-line options the experiments have in common.
+  :func:`add_n_max_option` are the command-line options the experiments have in common, and
+  :func:`size_problem` and :func:`refuse` turn sizes beyond the memory limit away before any
+  work.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -28,11 +31,13 @@ from matplotlib.figure import Figure
 
 from pymc_vsk.arguments import int_in, positive_int
 from pymc_vsk.fitting import MapResult, default_starts, fit_map
+from pymc_vsk.memory import check_dense
 from pymc_vsk.models import build_model, set_data
 from pymc_vsk.prediction import Prediction, predict
 from pymc_vsk.scaling import ScalingFunction, numeric_value
 
 __all__ = [
+    "MAX_SEEDS",
     "MODE_FACTOR",
     "N_GRID",
     "PARAMETERS",
@@ -46,9 +51,12 @@ __all__ = [
     "describe_counts",
     "evaluation_grid",
     "length_scale_modes",
+    "list_counts",
     "node_counts",
+    "refuse",
     "save_figures",
     "seed_list",
+    "size_problem",
     "sweep_frame",
     "text_table",
     "write_csv",
@@ -60,6 +68,8 @@ N_GRID = 500
 PARAMETERS = ("ls", "sigma_f", "sigma_n")
 #: MAP optima whose length scales differ by more than this factor are different modes.
 MODE_FACTOR = 2.0
+#: Largest number of noise seeds ``--seeds`` takes.
+MAX_SEEDS = 10_000
 
 #: A point of a fitted model: variable name -> value.
 Point = Mapping[str, np.ndarray | float]
@@ -98,12 +108,34 @@ def seed_list(seeds: int | Sequence[int]) -> list[int]:
     Raises
     ------
     ValueError
-        No seed.
+        No seed, more than :data:`MAX_SEEDS`, or a negative seed.
+    TypeError
+        Neither a count nor a sequence of whole numbers.
     """
-    out = list(range(seeds)) if isinstance(seeds, int | np.integer) else list(seeds)
+    if isinstance(seeds, int | np.integer):
+        if seeds > MAX_SEEDS:
+            raise ValueError(f"At most {MAX_SEEDS} noise seeds; got {seeds}. Ask for fewer.")
+        seeds = range(seeds)
+    if isinstance(seeds, str) or not isinstance(seeds, Iterable):
+        raise TypeError(
+            f"seeds is a number of seeds (5) or a sequence of integer seeds ([0, 3]); got "
+            f"{seeds!r}."
+        )
+    seeds = list(seeds)
+    try:
+        out = [int(s) for s in seeds]
+    except (TypeError, ValueError):
+        out = None
+    if out != seeds:  # 1.5 or "3" among them
+        raise TypeError(f"Noise seeds must be whole numbers; got {seeds!r}.")
     if not out:
         raise ValueError("Need at least one noise seed.")
-    return [int(s) for s in out]
+    if min(out) < 0:
+        raise ValueError(
+            f"Noise seeds must be integers >= 0 (np.random.default_rng takes no negative "
+            f"seed); got {min(out)}."
+        )
+    return out
 
 
 def node_counts(first: int, step: int, last: int) -> np.ndarray:
@@ -151,6 +183,29 @@ def describe_counts(n_nodes: Sequence[int]) -> str:
     if len(n_nodes) == 1:
         return f"N = {first}"
     return f"N = {first} … {last} ({len(n_nodes)} node counts)"
+
+
+def list_counts(n_nodes: Sequence[int]) -> str:
+    """The node counts of a sweep as a list: ``"30, 50, …, 790"``, or all of them if few.
+
+    Parameters
+    ----------
+    n_nodes : sequence of int
+        The counts, increasing.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> list_counts([30])
+    '30'
+    >>> list_counts([30, 50, 70, 90])
+    '30, 50, …, 90'
+    """
+    counts = [str(int(n)) for n in n_nodes]
+    return ", ".join(counts) if len(counts) <= 3 else f"{counts[0]}, {counts[1]}, …, {counts[-1]}"
 
 
 # -- fitting ----------------------------------------------------------------------------------
@@ -340,6 +395,62 @@ class MleFitter:
         return numeric_value(self.gp.cov_func(X), point)
 
 
+# -- sizes ------------------------------------------------------------------------------------
+def size_problem(
+    n_nodes: int, n_points: int, nodes_option: str, points_option: str | None = None
+) -> str | None:
+    """Why a dense GP on ``n_nodes`` nodes predicted at ``n_points`` points exceeds the memory
+    limit (:func:`pymc_vsk.memory.check_dense`), or ``None``.
+
+    Checked before any work: a sweep whose largest N is too large would otherwise fail only
+    when it reaches that N, and a grid too large fails in numpy before the first fit.
+
+    Parameters
+    ----------
+    n_nodes : int
+        The largest number of nodes fitted.
+    n_points : int
+        The largest number of points predicted at.
+    nodes_option : str
+        The option that sets ``n_nodes`` (``"--n-max"``), for the message.
+    points_option : str, optional
+        The option that sets ``n_points`` (default: ``nodes_option``).
+
+    Returns
+    -------
+    str or None
+    """
+    checks = (
+        (n_nodes, f"A dense GP on {n_nodes} nodes", nodes_option),
+        (n_points, f"Predicting at {n_points} points", points_option or nodes_option),
+    )
+    try:
+        for rows, what, option in checks:
+            check_dense(rows, n_nodes, what, fix=f"Give a smaller {option}.")
+    except (MemoryError, ValueError) as err:  # ValueError: PYMC_VSK_MEMORY_LIMIT not a size
+        return str(err)
+    return None
+
+
+def refuse(experiment: str, problem: str) -> int:
+    """Print ``problem`` as the error of ``pymc-vsk reproduce experiment``; return status 2.
+
+    Parameters
+    ----------
+    experiment : str
+        The experiment's name.
+    problem : str
+        What is wrong and how to fix it.
+
+    Returns
+    -------
+    int
+        2, the exit status of a command-line error.
+    """
+    print(f"pymc-vsk reproduce {experiment}: error: {problem}", file=sys.stderr)
+    return 2
+
+
 # -- CSV files --------------------------------------------------------------------------------
 def csv_cell(column: str, value: float) -> str:
     """A CSV cell: counts (``n_*`` columns) as integers, everything else to 6 digits.
@@ -493,11 +604,19 @@ def add_seeds_option(parser: argparse.ArgumentParser, default: int) -> None:
     """
     parser.add_argument(
         "--seeds",
-        type=positive_int,
+        type=_seed_count,
         default=default,
         metavar="K",
-        help=f"noise seeds 0..K-1 (default {default})",
+        help=f"noise seeds 0..K-1, K in 1..{MAX_SEEDS} (default {default})",
     )
+
+
+def _seed_count(text: str) -> int:
+    """argparse type of ``--seeds``: an integer in 1..:data:`MAX_SEEDS`."""
+    value = positive_int(text)
+    if value > MAX_SEEDS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SEEDS}, got {value}")
+    return value
 
 
 def add_n_max_option(parser: argparse.ArgumentParser, first: int, step: int, last: int) -> None:

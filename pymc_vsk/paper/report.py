@@ -1,8 +1,10 @@
 """``pymc-vsk reproduce all --out DIR``: every experiment of the paper and a Markdown report.
 
 Each experiment runs with its defaults (the paper's sizes) and its figures saved in
-``DIR/<name>/``; its printed output goes into ``DIR/report.md`` with the figures linked below
-it, followed by the exit status (1 when a paper number or finding did not reproduce).
+``DIR/<name>/``; its printed output goes into ``DIR/report.md`` with the figures and tables it
+saved linked below it, followed by the exit status (1 when a paper number or finding did not
+reproduce). The report is rewritten as each experiment ends, so an interrupted run keeps the
+experiments that finished.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ import io
 import time
 from pathlib import Path
 
+from pymc_vsk.arguments import directory_problem
 from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
+from pymc_vsk.paper.harness import refuse
 from pymc_vsk.progress import Steps
 
-__all__ = ["OUTPUT_OPTION", "add_arguments", "arguments", "main", "run_all"]
+__all__ = ["OUTPUT_OPTION", "add_arguments", "arguments", "main", "output_problem", "run_all"]
 
 #: The option that names the report's directory.
 OUTPUT_OPTION = "--out"
@@ -49,14 +53,14 @@ def arguments(name: str, directory: Path) -> argparse.Namespace:
 
 
 def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
-    """Run the experiments and write ``out/report.md``.
+    """Run the experiments and write ``out/report.md``, rewritten as each experiment ends.
 
     Parameters
     ----------
     out : Path
         Directory of the report; each experiment writes its files to ``out/<name>/``.
     names : list of str, optional
-        Experiments to run (default: all).
+        Experiments to run, each once (default: all).
 
     Returns
     -------
@@ -66,7 +70,7 @@ def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
         The largest exit status of the experiments.
     """
     out.mkdir(parents=True, exist_ok=True)
-    names = names or [n for n in EXPERIMENTS if n != "all"]
+    names = list(dict.fromkeys(names or [n for n in EXPERIMENTS if n != "all"]))  # each once
     sections = [
         '# pymc-vsk: the experiments of "Kriging via Variably Scaled Kernels"',
         "",
@@ -86,7 +90,6 @@ def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
             code = load(name).main(args)
         seconds = time.perf_counter() - start
         status = max(status, code)
-        print(f"{name}: exit status {code}, {seconds:.0f} s", flush=True)
         sections += [
             "",
             f"## {name}: {EXPERIMENTS[name][1]}",
@@ -96,16 +99,60 @@ def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
             "```",
             "",
         ]
-        for figure in sorted(directory.glob("*.png")):
+        saved = sorted(_saved_files(buffer.getvalue()), key=lambda path: path.name)
+        for figure in (path for path in saved if path.suffix == ".png"):
             sections.append(f"![{figure.stem}]({name}/{figure.name})")
-        for table in sorted(directory.glob("*.csv")):
+        for table in (path for path in saved if path.suffix == ".csv"):
             sections.append(f"- data: [{table.name}]({name}/{table.name})")
         sections.append(
             f"\nExit status {code} ({'reproduced' if code == 0 else 'see above'}); {seconds:.0f} s."
         )
-    report = "\n".join(sections) + "\n"
-    (out / "report.md").write_text(report)
+        # the report first, the line after: a reader of stdout that leaves early (``| head``)
+        # does not cost the experiments that have run
+        report = "\n".join(sections) + "\n"
+        (out / "report.md").write_text(report)
+        print(f"{name}: exit status {code}, {seconds:.0f} s", flush=True)
     return report, status
+
+
+def output_problem(out: Path, names: list[str] | None = None) -> str | None:
+    """Why the report cannot be written in ``out``, or ``None``: checked before any work.
+
+    ``out`` itself is checked by the command line; here ``out/<name>`` must be (or become) a
+    directory for each experiment and ``out/report.md`` must not be one.
+
+    Parameters
+    ----------
+    out : Path
+        Directory of the report.
+    names : list of str, optional
+        Experiments to run (default: all).
+
+    Returns
+    -------
+    str or None
+    """
+    taken = "remove or rename it, or give another directory."
+    report = out / "report.md"
+    if report.is_dir():
+        return f"--out {out}: {report} is a directory, where the report goes; {taken}"
+    for name in names or [n for n in EXPERIMENTS if n != "all"]:
+        directory = out / name
+        if directory.exists() and not directory.is_dir():
+            return f"--out {out}: {directory} is a file, where the {name} files go; {taken}"
+        problem = directory_problem(directory, "--out")
+        if problem is not None:
+            return problem
+    return None
+
+
+def _saved_files(output: str) -> list[Path]:
+    """The files an experiment wrote, from the ``saved PATH`` lines of its printed output.
+
+    Not the files of its directory: those may hold earlier runs' files, or the user's.
+    """
+    prefix = "saved "
+    return [Path(line[len(prefix) :]) for line in output.splitlines() if line.startswith(prefix)]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,8 +183,12 @@ def main(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        Exit status: 1 if any experiment did not reproduce, else 0.
+        Exit status: 1 if any experiment did not reproduce, 2 if a path the report needs is
+        taken (checked before any work), else 0.
     """
+    problem = output_problem(args.out, args.only)
+    if problem is not None:
+        return refuse("all", problem)
     _, status = run_all(args.out, args.only)
     print(f"wrote {args.out / 'report.md'}")
     return status

@@ -225,8 +225,10 @@ def main(args: argparse.Namespace) -> int:
         Exit status: 1 if a number does not match the paper's, else 0.
     """
     result = compute()
+    # the files first, the text after: a reader of stdout that leaves early (``| head``)
+    # does not cost the files
+    saved = [] if args.plot is None else save_plots(result, args.plot)
     print(format_table(result))
-    if args.plot is not None:
-        for path in save_plots(result, args.plot):
-            print(f"saved {path}")
+    for path in saved:
+        print(f"saved {path}")
     return 0 if all(v for row in result.matches().values() for v in row.values()) else 1

@@ -656,7 +656,10 @@ def main(args: argparse.Namespace) -> int:
     sampler = getattr(args, "sampler", "auto")
     named = {} if sampler == "auto" else {"sampler": sampler}  # auto: compute's default
     study = compute(TABLES[args.experiment], args.seeds, args.method, **named)
+    # the file first, the text after: a reader of stdout that leaves early (``| head``)
+    # does not cost the file
+    saved = None if args.plot is None else save_plot(study, args.plot, args.experiment)
     print(format_table(study))
-    if args.plot is not None:
-        print(f"saved {save_plot(study, args.plot, args.experiment)}")
+    if saved is not None:
+        print(f"saved {saved}")
     return 0 if study.method == "nuts" or all(study.checks().values()) else 1
