@@ -499,7 +499,14 @@ def default_starts(model: pm.Model, n_starts: int, seed: int | None) -> list[dic
     -------
     list of dict
         Starts by constrained names (``ls``) or value names (``ls_log__``).
+
+    Raises
+    ------
+    ValueError
+        ``n_starts`` is not a whole number of at least 1.
     """
+    _check_starts(model, n_starts, None)
+    n_starts = int(n_starts)
     rng = np.random.default_rng(seed)
     initial = initial_point(model)
     y = _observed_values(model)
@@ -665,7 +672,11 @@ def _check_starts(
 ) -> None:
     """A ValueError for no starts, or a start that names no free variable of the model."""
     if starts is None:
-        if isinstance(n_starts, bool) or int(n_starts) != n_starts or n_starts < 1:
+        try:
+            whole = not isinstance(n_starts, bool) and int(n_starts) == n_starts >= 1
+        except (TypeError, ValueError, OverflowError):  # None, nan, inf, text
+            whole = False
+        if not whole:
             raise ValueError(f"n_starts must be a whole number >= 1; got {n_starts!r}.")
         return
     if len(starts) == 0:

@@ -26,6 +26,7 @@ from pymc_vsk import (
     targets,
 )
 from pymc_vsk.cli import main
+from pymc_vsk.fitting import default_starts
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.jumps import build_jump_model
 from pymc_vsk.loo import add_log_likelihood
@@ -461,6 +462,18 @@ CASES = {
         ValueError,
         r"n_starts must be a whole number >= 1",
         r">= 1; got 0",
+    ),
+    "a negative count of default MAP starts": (
+        lambda: default_starts(build_model(X, Y, psi=Jump(0.5))[0], -1, 0),
+        ValueError,
+        r"n_starts must be a whole number >= 1",
+        r">= 1; got -1",
+    ),
+    "a count of MAP starts that is not a number": (
+        lambda: fit_map(build_model(X, Y, psi=Jump(0.5))[0], n_starts=float("nan")),
+        ValueError,
+        r"n_starts must be a whole number >= 1",
+        r"got nan",
     ),
     "a MAP start naming no variable": (
         lambda: fit_map(build_model(X, Y, psi=Jump(0.5))[0], starts=[{"lengthscale": 0.1}]),
