@@ -8,16 +8,21 @@ A VSK evaluates a kernel on the lifted inputs :math:`\Psi(x) = (x, \psi(x)) \in
     \kappa^{\Psi}_{\ell}(x, x') = \varphi_{\ell}(\|\Psi(x) - \Psi(x')\|_2).
 
 The kernel is stationary in the lifted space and non-stationary in x. Both classes here are
-``pm.gp.cov.Covariance`` subclasses: they work in ``pm.gp.Marginal``, ``Latent`` and
-``MarginalApprox``, and combine with ``+``, ``*``, scalars and other covariances. Scale them
-by σ_f² as any PyMC kernel: ``sigma_f**2 * VSK(...)`` is eq. (15) without the noise term.
+``pm.gp.cov.Covariance`` subclasses: they work in ``pm.gp.Marginal``, ``Latent``,
+``MarginalApprox`` and ``TP`` and as factors of ``Kron``, and combine with ``+``, ``*``,
+``**``, scalars and other covariances. Scale them by σ_f² as any PyMC kernel:
+``sigma_f**2 * VSK(...)`` is eq. (15) without the noise term. ``pm.gp.HSGP`` refuses them
+(they have no power spectral density in x); :class:`pymc_vsk.hsgp.LiftedHSGP` approximates a
+VSK instead.
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,6 +52,10 @@ Stationary = pm.gp.cov.Stationary
 
 #: Below this ratio of ψ's range (times ``psi_scale``) to its length scale, ψ cannot matter.
 NEGLIGIBLE_REACH = 1e-3
+
+#: Files a warning about a kernel skips to reach the user's line: this package and PyMC's GP
+#: classes, which evaluate the kernel on the user's behalf.
+_LIBRARY_FILES = (str(Path(__file__).parent), str(Path(pm.gp.__file__).parent))
 
 
 class NegligibleScalingWarning(UserWarning):
@@ -81,7 +90,12 @@ def psi_reach(psi_values: np.ndarray, psi_scale: float, ls: npt.ArrayLike) -> np
     return abs(psi_scale) * np.ptp(values, axis=0) / ls_psi
 
 
-def warn_if_negligible(reach: np.ndarray, where: str, stacklevel: int = 3) -> None:
+def warn_if_negligible(
+    reach: np.ndarray,
+    where: str,
+    stacklevel: int = 3,
+    skip_file_prefixes: tuple[str, ...] = (),
+) -> None:
     """Warn (:class:`NegligibleScalingWarning`) if a ψ coordinate's reach is negligible.
 
     Parameters
@@ -91,6 +105,9 @@ def warn_if_negligible(reach: np.ndarray, where: str, stacklevel: int = 3) -> No
     where : str
         What has these length scales, for the message.
     stacklevel : int, default 3
+    skip_file_prefixes : tuple of str, default ()
+        Files the warning skips on its way to the caller's line (``warnings.warn``); with
+        them, ``stacklevel`` counts only the frames outside those files.
     """
     reach = np.asarray(reach, dtype=float)
     small = np.flatnonzero((reach < NEGLIGIBLE_REACH) & (reach > 0))
@@ -103,6 +120,7 @@ def warn_if_negligible(reach: np.ndarray, where: str, stacklevel: int = 3) -> No
             "build_model, whose lifted coordinate is scaled by the span of the data.",
             NegligibleScalingWarning,
             stacklevel=stacklevel,
+            skip_file_prefixes=skip_file_prefixes,
         )
 
 
@@ -156,18 +174,16 @@ class _Lifted(pm.gp.cov.Covariance):
         psi: ScalingFunction | Callable,
         d: int,
         input_dim: int | None,
-        active_dims: Sequence[int] | None,
+        active_dims: Sequence[int] | slice | None,
         q: int | None,
         psi_scale: float = 1.0,
     ) -> None:
         self.psi: ScalingFunction = as_scaling_function(psi, q=q)
         self.psi_scale = psi_scale
-        value = as_numeric(psi_scale)
-        if value is not None and not (np.all(np.isfinite(value)) and np.all(value > 0)):
-            raise ValueError(f"psi_scale must be finite and positive; got {psi_scale!r}.")
+        _check_psi_scale(psi_scale)
         self.q = self.psi.q
         if active_dims is not None:
-            active_dims = np.asarray(active_dims, dtype=int).ravel()
+            active_dims = _column_indices(active_dims, input_dim)
             if len(active_dims) != d:
                 raise ValueError(
                     f"active_dims={active_dims.tolist()} names {len(active_dims)} column(s) but "
@@ -182,6 +198,15 @@ class _Lifted(pm.gp.cov.Covariance):
                 f"{self.input_dim}; X has columns 0..{self.input_dim - 1}."
             )
         self.d = d
+        try:
+            self.psi._check_columns(d)
+        except ValueError as err:
+            given = "of X" if active_dims is None else f"active_dims={active_dims.tolist()} of X"
+            raise ValueError(
+                f"The covariance gives ψ the d={d} column(s) {given}, in that order, and ψ's "
+                f"column numbers (dim=...) count within them (a VSK's d is its base kernel's "
+                f"input_dim minus q={self.psi.q}): {err}"
+            ) from None
 
     # -- inputs -------------------------------------------------------------------------------
     def _select(self, X: Any, name: str = "X") -> Variable:
@@ -305,9 +330,10 @@ class VSK(_Lifted):
     input_dim : int, optional
         Number of columns of ``X`` (default ``d = cov_func.input_dim - q``). Set it, with
         ``active_dims``, to combine the VSK with kernels acting on other columns.
-    active_dims : sequence of int, optional
-        The ``d`` columns of ``X`` that ψ and the kernel act on.
-    psi_scale : float or tensor, default 1.0
+    active_dims : sequence of int or slice, optional
+        The ``d`` columns of ``X`` that ψ and the kernel act on, in the order ψ sees them (a
+        ψ's ``dim=j`` is column ``active_dims[j]`` of ``X``).
+    psi_scale : float or scalar tensor, default 1.0
         The factor s of the lifted coordinate: the kernel sees [x, s·ψ(x)] (a tensor may
         depend on data containers, as in :func:`pymc_vsk.build_model`).
 
@@ -355,7 +381,7 @@ class VSK(_Lifted):
         *,
         q: int | None = None,
         input_dim: int | None = None,
-        active_dims: Sequence[int] | None = None,
+        active_dims: Sequence[int] | slice | None = None,
         psi_scale: float = 1.0,
     ) -> None:
         _check_base(cov_func)
@@ -394,7 +420,8 @@ class VSK(_Lifted):
         ls = as_numeric(self.cov_func.ls)
         scale = numeric_value(self.psi_scale)
         if ls is not None and scale is not None:
-            warn_if_negligible(psi_reach(psi_values, float(scale), ls), repr(self), 6)
+            reach = psi_reach(psi_values, float(np.ravel(scale)[0]), ls)
+            warn_if_negligible(reach, repr(self), 2, skip_file_prefixes=_LIBRARY_FILES)
 
     def lifted_sq_dist(self, Z: Variable, Zs: Variable | None = None) -> Variable:
         r"""Squared scaled distance ‖(Ψ(x) − Ψ(x'))/ℓ‖² between lifted inputs, from differences.
@@ -505,7 +532,22 @@ def exact_distances(cov_func: Stationary) -> Stationary:
 
 @functools.cache
 def _exact_class(cls: type[Stationary]) -> type[Stationary]:
-    return type(cls.__name__, (ExactDistances, cls), {"__module__": cls.__module__})
+    # made at run time under the PyMC class's name, so pickle could not find it by name
+    return type(
+        cls.__name__,
+        (ExactDistances, cls),
+        {"__module__": cls.__module__, "__reduce__": _reduce_exact},
+    )
+
+
+def _reduce_exact(kernel: Stationary) -> tuple[Callable, tuple[type], dict[str, Any]]:
+    """Pickle a kernel of :func:`exact_distances` as its PyMC class plus the mixin."""
+    return _new_exact, (type(kernel).__bases__[1],), kernel.__dict__
+
+
+def _new_exact(cls: type[Stationary]) -> Stationary:
+    """An empty kernel of class ``cls`` with :class:`ExactDistances` mixed in (unpickling)."""
+    return object.__new__(_exact_class(cls))
 
 
 class LinearVSK(_Lifted):
@@ -520,8 +562,13 @@ class LinearVSK(_Lifted):
     psi : ScalingFunction or callable
     q : int, optional
         Output width of a plain-callable ψ.
-    active_dims : sequence of int, optional
+    active_dims : sequence of int or slice, optional
         Columns of ``X`` that ψ and the kernel act on (default: all).
+
+    Raises
+    ------
+    NotImplementedError
+        From :meth:`power_spectral_density`, so ``pm.gp.HSGP`` refuses a LinearVSK.
     """
 
     def __init__(
@@ -530,13 +577,42 @@ class LinearVSK(_Lifted):
         psi: ScalingFunction | Callable,
         *,
         q: int | None = None,
-        active_dims: Sequence[int] | None = None,
+        active_dims: Sequence[int] | slice | None = None,
     ) -> None:
-        d = int(input_dim) if active_dims is None else len(np.atleast_1d(active_dims))
+        try:
+            input_dim = operator.index(input_dim)
+        except TypeError:
+            raise TypeError(
+                "LinearVSK(input_dim, psi): input_dim is the number of columns of X (an int); "
+                f"got {input_dim!r}. Pass the number of columns first and ψ second."
+            ) from None
+        if active_dims is not None:
+            active_dims = _column_indices(active_dims, input_dim)
+        d = input_dim if active_dims is None else len(active_dims)
         super().__init__(psi, d, input_dim, active_dims, q)
 
     def __repr__(self) -> str:
         return f"LinearVSK(input_dim={self.input_dim}, {self.psi!r})"
+
+    def power_spectral_density(self, omega: pt.TensorLike) -> Variable:
+        """Not defined: a linear kernel is not stationary, so it has no spectral density.
+
+        Parameters
+        ----------
+        omega : tensor-like
+            Frequencies.
+
+        Raises
+        ------
+        NotImplementedError
+            Always: ``pm.gp.HSGP`` cannot take a LinearVSK.
+        """
+        raise NotImplementedError(
+            "LinearVSK is not stationary (it is xᵀx' + ψ(x)ᵀψ(x'), eq. 16), so it has no power "
+            "spectral density and pm.gp.HSGP cannot take it. Use it in pm.gp.Marginal, "
+            "pm.gp.Latent or pm.gp.MarginalApprox; for a Hilbert-space approximation of a "
+            "radial VSK use pymc_vsk.hsgp.LiftedHSGP."
+        )
 
     def _full(self, X: pt.TensorLike, Xs: pt.TensorLike | None) -> Variable:
         """Gram matrix Ψ(X) Ψ(Xs)ᵀ."""
@@ -547,6 +623,33 @@ class LinearVSK(_Lifted):
     def _diag(self, X: pt.TensorLike) -> Variable:
         """‖Ψ(x_i)‖²."""
         return pt.sum(pt.square(self.lift(X, "X")), axis=1)
+
+
+def _column_indices(active_dims: Sequence[int] | slice, input_dim: int | None) -> np.ndarray:
+    """``active_dims`` as a 1-D integer array; a slice is taken of ``range(input_dim)``."""
+    if isinstance(active_dims, slice):
+        stop = active_dims.stop
+        if input_dim is None and (stop is None or stop < 0):
+            raise ValueError(
+                f"active_dims={active_dims} has no end without the number of columns of X: "
+                "pass input_dim= (or a list of column indices)."
+            )
+        return np.arange(stop if input_dim is None else input_dim)[active_dims]
+    return np.asarray(active_dims, dtype=int).ravel()
+
+
+def _check_psi_scale(psi_scale: Any) -> None:
+    """Refuse a ``psi_scale`` that is not one finite positive factor."""
+    value = as_numeric(psi_scale)
+    shape = np.shape(value) if value is not None else pt.as_tensor_variable(psi_scale).type.shape
+    if any(n != 1 for n in shape):
+        raise ValueError(
+            f"psi_scale is one factor for every ψ column (a scalar); got shape {tuple(shape)}. "
+            "For a separate scale per lifted coordinate give the base kernel one length scale "
+            "per lifted coordinate, ls=[ℓ_x, ..., ℓ_ψ1, ...]: only s·ψ/ℓ enters the kernel."
+        )
+    if value is not None and not (np.all(np.isfinite(value)) and np.all(value > 0)):
+        raise ValueError(f"psi_scale must be finite and positive; got {psi_scale!r}.")
 
 
 def _check_size(cov: pm.gp.cov.Covariance, X: Any, Xs: Any) -> None:

@@ -784,6 +784,11 @@ class Stack(ScalingFunction):
         """The most columns any part reads."""
         return max(p.columns_needed for p in self.parts)
 
+    def _check_columns(self, columns: int | None) -> None:
+        """Each part's own check (a Disk needs exactly one centre coordinate per column)."""
+        for part in self.parts:
+            part._check_columns(columns)
+
     @property
     def piecewise_constant(self) -> bool:  # type: ignore[override]
         """True when every part is."""

@@ -751,3 +751,50 @@ def test_paper_noise_seeds_are_checked_before_any_fit(seeds, error, problem, fix
         with pytest.raises(error) as info:
             run()
         assert re.search(problem, str(info.value)) and re.search(fix, str(info.value))
+
+
+@pytest.mark.parametrize(
+    ("build", "error", "problem", "fix"),
+    [
+        (  # numpy's "only 0-dimensional arrays can be converted to Python scalars" on use
+            lambda: VSK(pm.gp.cov.ExpQuad(2, ls=0.3), Jump(0.5), psi_scale=[1.0, 2.0]),
+            ValueError,
+            r"psi_scale is one factor.*got shape \(2,\)",
+            r"one length scale per lifted coordinate",
+        ),
+        (  # "Jump(...) reads column 1 of X, which has 1 column(s)" for an X of 2 columns
+            lambda: VSK(
+                pm.gp.cov.ExpQuad(2, ls=0.3), Jump(0.5, dim=1), input_dim=2, active_dims=[1]
+            ),
+            ValueError,
+            r"gives ψ the d=1 column\(s\) active_dims=\[1\] of X.*reads column 1",
+            r"count within them",
+        ),
+        (  # "int() argument must be a string, a bytes-like object or a real number"
+            lambda: __import__("pymc_vsk").LinearVSK(Jump(0.5), 1),
+            TypeError,
+            r"input_dim.*number of columns of X.*got Jump",
+            r"LinearVSK\(input_dim, psi\)",
+        ),
+        (  # "int() argument must be ... not 'slice'" (PyMC's own message)
+            lambda: VSK(pm.gp.cov.ExpQuad(2, ls=0.3), Jump(0.5), active_dims=slice(1, None)),
+            ValueError,
+            r"slice\(1, None, None\) has no end",
+            r"pass input_dim=",
+        ),
+    ],
+)
+def test_vsk_construction_errors_name_the_argument(build, error, problem, fix):
+    with pytest.raises(error) as info:
+        build()
+    message = str(info.value)
+    assert re.search(problem, message) and re.search(fix, message), message
+
+
+def test_pm_gp_hsgp_refuses_a_linear_vsk_naming_the_alternative():
+    """PyMC's HSGP failed with "'LinearVSK' object has no attribute
+    'power_spectral_density'"."""
+    from pymc_vsk import LinearVSK
+
+    with pm.Model(), pytest.raises(NotImplementedError, match=r"LinearVSK.*not stationary.*"):
+        pm.gp.HSGP(m=[10], c=1.5, cov_func=LinearVSK(1, Jump(0.5))).prior("f", X=X)

@@ -251,3 +251,55 @@ def test_integer_inputs_give_the_kernel_of_their_float_values(container):
         for kernel, reference in zip(kernels, references, strict=True):
             (K,) = evaluate(kernel(X))
             np.testing.assert_allclose(K, reference, rtol=1e-12)
+
+
+def test_an_exact_distance_kernel_survives_pickle_and_deepcopy():
+    """``exact_distances`` gives the kernel a class made at run time under its PyMC name, so
+    pickle refused it ("it's not the same object as pymc.gp.cov.Matern52")."""
+    import copy
+    import pickle
+
+    from pymc_vsk.covariance import ExactDistances, exact_distances
+
+    X = 1e6 + inputs(1, 6, seed=13)  # an offset that ruins PyMC's expanded distances
+    kernel = exact_distances(pm.gp.cov.Matern52(1, ls=LS))
+    expected = ref.loop_kernel(ref.RADIAL["Matern52"], X, X, LS)
+    for clone in (pickle.loads(pickle.dumps(kernel)), copy.deepcopy(kernel)):
+        assert isinstance(clone, pm.gp.cov.Matern52) and isinstance(clone, ExactDistances)
+        (K,) = evaluate(clone(X))
+        np.testing.assert_allclose(K, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_the_negligible_psi_warning_points_at_the_users_line():
+    """It pointed at ``full`` inside pymc_vsk (a fixed stacklevel), and from a PyMC GP
+    deeper still, never at the line that built the kernel or the model."""
+    import warnings
+
+    from pymc_vsk.covariance import NegligibleScalingWarning
+
+    X = inputs(1, 8, seed=14)
+    cov = VSK(pm.gp.cov.Matern52(2, ls=100.0), scaling.Jump(0.5, amplitudes=0.01))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cov(X)
+        cov.full(X, X[:3])
+        with pm.Model():
+            pm.gp.Marginal(cov_func=2.0 * cov).marginal_likelihood("y", X=X, y=X[:, 0], sigma=1)
+    found = [w for w in caught if issubclass(w.category, NegligibleScalingWarning)]
+    assert len(found) >= 3
+    assert {w.filename for w in found} == {__file__}
+
+
+def test_active_dims_as_a_slice_equal_the_list_of_its_columns():
+    """PyMC's ``np.asarray(active_dims, int)`` failed on a slice with "int() argument must be
+    ... not 'slice'"."""
+    X = inputs(3, 9, seed=15)
+    psi = scaling.Disk([0.5, 0.5], 0.3)
+    by_slice = VSK(pm.gp.cov.ExpQuad(3, ls=LS), psi, input_dim=3, active_dims=slice(1, 3))
+    by_list = VSK(pm.gp.cov.ExpQuad(3, ls=LS), psi, input_dim=3, active_dims=[1, 2])
+    linear = LinearVSK(3, psi, active_dims=slice(1, None))
+    K1, K2, KL = evaluate(by_slice(X), by_list(X), linear(X))
+    np.testing.assert_array_equal(by_slice.active_dims, [1, 2])
+    np.testing.assert_allclose(K1, K2, rtol=1e-14)
+    Z = ref.lift(X[:, 1:], ref.psi_disk(X[:, 1:]))
+    np.testing.assert_allclose(KL, Z @ Z.T, rtol=1e-12)

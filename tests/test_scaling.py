@@ -177,3 +177,16 @@ def test_value_range_of_jumps_and_regions_whatever_their_random_locations():
     both = scaling.Stack([scaling.Jump(0.5), scaling.Region(lambda X: X[:, 0] > 0, 3.0)])
     assert [b.tolist() for b in both.value_range()] == [[0.0, 0.0], [1.0, 3.0]]
     assert scaling.Stack([scaling.Jump(0.5), scaling.Corner()]).value_range() is None
+
+
+def test_stack_checks_the_columns_each_part_reads():
+    """A Disk in a Stack skipped the Disk's own check of its centre against the columns of X:
+    numpy's "operands could not be broadcast together with shapes (5,3) (1,2)"."""
+    X = np.random.default_rng(0).uniform(size=(5, 3))
+    stacked = scaling.Stack([scaling.Disk([0.5, 0.5], 0.3), scaling.Jump(0.5)])
+    for evaluate_psi in (lambda: stacked(X), lambda: stacked(pt.as_tensor_variable(X))):
+        with pytest.raises(ValueError, match=r"Disk's center has 2 coordinate\(s\).*3 column"):
+            evaluate_psi()
+    np.testing.assert_array_equal(
+        stacked(X[:, :2]), np.c_[ref.psi_disk(X[:, :2]), ref.psi_jump(X[:, :2])]
+    )
