@@ -34,12 +34,15 @@ if __package__ in (None, ""):  # run as a script: the repository root holds ``be
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.recovery import run_recovery
+from pymc_vsk.arguments import int_in
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options of the study."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10, help="noise seeds 0..S-1 (default 10)")
+    parser.add_argument(
+        "--seeds", type=int_in(1), default=10, help="noise seeds 0..S-1 (default 10)"
+    )
     parser.add_argument("--n", type=int, nargs="+", default=[27, 81], help="node counts")
     parser.add_argument(
         "--method",
@@ -51,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     per_method = "default: SAMPLER_SETTINGS of the method"
     parser.add_argument("--draws", type=int, default=None, help=f"draws per chain ({per_method})")
     parser.add_argument("--tune", type=int, default=None, help=f"tuning steps ({per_method})")
-    parser.add_argument("--chains", type=int, default=None, help=f"chains ({per_method})")
+    parser.add_argument(
+        "--chains", type=int_in(2), default=None, help=f"chains, at least 2 for r̂ ({per_method})"
+    )
     parser.add_argument("--cores", type=int, default=2, help="chains run in parallel")
     parser.add_argument("--target-accept", type=float, default=None, help=per_method)
     parser.add_argument("--width", type=float, default=None, help="relaxation width (smooth)")

@@ -31,6 +31,7 @@ if __package__ in (None, ""):  # run as a script: the repository root holds ``be
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.calibration import run_sbc, simulate, study_model
+from pymc_vsk.arguments import int_in
 
 PARAMETERS = ["ls", "sigma_f", "sigma_n"]
 
@@ -38,7 +39,7 @@ PARAMETERS = ["ls", "sigma_f", "sigma_n"]
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options of the study."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=300, help="replications (default 300)")
+    parser.add_argument("--reps", type=int_in(1), default=300, help="replications (default 300)")
     parser.add_argument("--out", default="out/sbc", help="output directory (default out/sbc)")
     parser.add_argument("--seed", type=int, default=7, help="seed (default 7)")
     parser.add_argument("--nodes", type=int, default=25, help="Halton nodes N (default 25)")
@@ -46,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bins", type=int, default=None, help="chi-square bins (must divide L+1)")
     parser.add_argument("--draws", type=int, default=1000, help="draws per chain (default 1000)")
     parser.add_argument("--tune", type=int, default=1000, help="tuning steps per chain")
-    parser.add_argument("--chains", type=int, default=4, help="chains (default 4)")
+    parser.add_argument(
+        "--chains", type=int_in(2), default=4, help="chains, at least 2 for r̂ (default 4)"
+    )
     parser.add_argument("--cores", type=int, default=2, help="chains run in parallel")
     parser.add_argument("--target-accept", type=float, default=0.95, help="default 0.95")
     parser.add_argument("--quiet", action="store_true", help="no line per replication")
@@ -75,7 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         Exit status.
     """
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.bins is not None and (args.bins < 1 or (args.thin + 1) % args.bins):
+        # checked before the fits: the summary would refuse these bins only after all of them
+        parser.error(f"--bins must divide L + 1 = {args.thin + 1}; got {args.bins}")
     logging.getLogger("pymc").setLevel(logging.WARNING)
     start = time.perf_counter()
     model, _ = study_model(args.nodes)
