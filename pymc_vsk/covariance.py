@@ -301,6 +301,24 @@ class _Lifted(pm.gp.cov.Covariance):
     def _diag(self, X: pt.TensorLike) -> Variable:
         raise NotImplementedError
 
+    #: Why ``pm.gp.HSGP`` cannot take the kernel, and what to use instead.
+    NO_SPECTRAL_DENSITY = ""
+
+    def power_spectral_density(self, omega: pt.TensorLike) -> Variable:
+        """Not defined on x, so ``pm.gp.HSGP`` refuses the kernel with the reason.
+
+        Parameters
+        ----------
+        omega : tensor-like
+            Frequencies.
+
+        Raises
+        ------
+        NotImplementedError
+            Always, with :attr:`NO_SPECTRAL_DENSITY`.
+        """
+        raise NotImplementedError(self.NO_SPECTRAL_DENSITY)
+
     def _lifted_columns(self, X: Any, name: str) -> list[Variable]:
         """The d + q lifted coordinates as vectors, without building the (n, d + q) matrix."""
         Xa = self._select(X, name)
@@ -373,6 +391,12 @@ class VSK(_Lifted):
     >>> cov(X).eval().shape
     (6, 6)
     """
+
+    NO_SPECTRAL_DENSITY = (
+        "A VSK is stationary on the lifted inputs [x, ψ(x)], not on x, so pm.gp.HSGP cannot "
+        "take it directly. Use pymc_vsk.hsgp.LiftedHSGP(m, psi, cov_func=base_kernel), the "
+        "base kernel's HSGP on the lifted inputs (ψ fixed or random)."
+    )
 
     def __init__(
         self,
@@ -450,25 +474,6 @@ class VSK(_Lifted):
         columns = self._lifted_columns(X, "X")
         columns_s = None if Xs is None else self._lifted_columns(Xs, "Xs")
         return kernel_from_sq_dist(self.cov_func, scaled_sq_dist(self.cov_func, columns, columns_s))
-
-    def power_spectral_density(self, omega: pt.TensorLike) -> Variable:
-        """Not defined on x: a VSK is stationary only on the lifted inputs [x, ψ(x)].
-
-        Parameters
-        ----------
-        omega : tensor-like
-            Frequencies.
-
-        Raises
-        ------
-        NotImplementedError
-            Always; use :class:`pymc_vsk.hsgp.LiftedHSGP`.
-        """
-        raise NotImplementedError(
-            "A VSK is stationary on the lifted inputs [x, ψ(x)], not on x, so pm.gp.HSGP cannot "
-            "take it directly. Use pymc_vsk.hsgp.LiftedHSGP(m, psi, cov_func=base_kernel), the "
-            "base kernel's HSGP on the lifted inputs (ψ fixed or random)."
-        )
 
     def _diag(self, X: pt.TensorLike) -> Variable:
         """k(x_i, x_i) = k_base(0): ψ does not enter."""
@@ -571,6 +576,13 @@ class LinearVSK(_Lifted):
         From :meth:`power_spectral_density`, so ``pm.gp.HSGP`` refuses a LinearVSK.
     """
 
+    NO_SPECTRAL_DENSITY = (
+        "LinearVSK is not stationary (it is xᵀx' + ψ(x)ᵀψ(x'), eq. 16), so it has no power "
+        "spectral density and pm.gp.HSGP cannot take it. Use it in pm.gp.Marginal, "
+        "pm.gp.Latent or pm.gp.MarginalApprox; for a Hilbert-space approximation of a "
+        "radial VSK use pymc_vsk.hsgp.LiftedHSGP."
+    )
+
     def __init__(
         self,
         input_dim: int,
@@ -593,26 +605,6 @@ class LinearVSK(_Lifted):
 
     def __repr__(self) -> str:
         return f"LinearVSK(input_dim={self.input_dim}, {self.psi!r})"
-
-    def power_spectral_density(self, omega: pt.TensorLike) -> Variable:
-        """Not defined: a linear kernel is not stationary, so it has no spectral density.
-
-        Parameters
-        ----------
-        omega : tensor-like
-            Frequencies.
-
-        Raises
-        ------
-        NotImplementedError
-            Always: ``pm.gp.HSGP`` cannot take a LinearVSK.
-        """
-        raise NotImplementedError(
-            "LinearVSK is not stationary (it is xᵀx' + ψ(x)ᵀψ(x'), eq. 16), so it has no power "
-            "spectral density and pm.gp.HSGP cannot take it. Use it in pm.gp.Marginal, "
-            "pm.gp.Latent or pm.gp.MarginalApprox; for a Hilbert-space approximation of a "
-            "radial VSK use pymc_vsk.hsgp.LiftedHSGP."
-        )
 
     def _full(self, X: pt.TensorLike, Xs: pt.TensorLike | None) -> Variable:
         """Gram matrix Ψ(X) Ψ(Xs)ᵀ."""
