@@ -19,7 +19,7 @@ moves them with the rest.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +37,14 @@ from pymc_vsk.scaling import ScalingFunction, as_scaling_function, numeric_value
 from pymc_vsk.validation import as_float_array, as_numeric, check_inputs
 
 __all__ = ["CollapsedLiftedHSGP", "LiftedHSGP"]
+
+
+#: Riutort-Mayol et al. (2023): m ≥ a·L/ℓ basis functions on a box of half-width L resolve
+#: a kernel of length scale ℓ; a for each kernel, as ``pm.gp.hsgp_approx`` uses it.
+BASIS_FACTORS = {pm.gp.cov.ExpQuad: 1.75, pm.gp.cov.Matern52: 2.65, pm.gp.cov.Matern32: 3.42}
+
+#: Files a warning skips to reach the user's line: this package and PyMC's GP classes.
+_LIBRARY_FILES = (str(Path(__file__).parent), str(Path(pm.gp.__file__).parent))
 
 
 class LiftedHSGP(pm.gp.HSGP):
@@ -188,8 +196,56 @@ class LiftedHSGP(pm.gp.HSGP):
             "Give L (or c) wide enough for every input the GP will see, plus about two length "
             "scales on each side.",
             UserWarning,
-            # the user's line: past this package and PyMC's GP classes, which call this one
-            skip_file_prefixes=(str(Path(__file__).parent), str(Path(pm.gp.__file__).parent)),
+            skip_file_prefixes=_LIBRARY_FILES,
+        )
+
+    def check_basis(self, points: Sequence[Mapping[str, npt.ArrayLike]] = ()) -> None:
+        """Warn when the basis is too coarse for the kernel's length scale.
+
+        On a box of half-width L, m basis functions resolve a squared-exponential, Matérn 5/2
+        or Matérn 3/2 kernel of length scale ℓ only if m ≥ a·L/ℓ, with a = 1.75, 2.65 and
+        3.42 (Riutort-Mayol et al., 2023, the rule of
+        ``pm.gp.hsgp_approx.approx_hsgp_hyperparams``); with fewer, the approximation is
+        stiffer than the kernel, without an error. The length scale is the kernel's own when
+        fixed, else the median of its values in ``points`` (a MAP point or posterior draws)
+        when it is one named variable; other kernels and length scales are not checked. The
+        x coordinates are checked: a ψ coordinate compares the few values ψ takes (a jump's
+        two), for which a few basis functions suffice.
+
+        Parameters
+        ----------
+        points : sequence of dict, optional
+            Values of the model's variables by name.
+        """
+        kernel = _stationary_part(self.cov_func)
+        factor = next((a for cls, a in BASIS_FACTORS.items() if isinstance(kernel, cls)), None)
+        if factor is None or self._L is None:
+            return
+        ls = kernel.ls
+        if ls.name is not None and points and all(ls.name in point for point in points):
+            values = np.median([np.asarray(point[ls.name], dtype=float) for point in points], 0)
+        else:
+            values = numeric_value(ls)  # a fixed length scale (folded, not compiled)
+        if values is None:
+            return
+        m = np.asarray(self._m, dtype=float)
+        L = np.broadcast_to(np.asarray(numeric_value(self._L), dtype=float), m.shape)
+        values = np.broadcast_to(np.ravel(values), m.shape)
+        needed = np.ceil(factor * L / values)
+        short = np.flatnonzero(m[: self.d] < needed[: self.d])
+        if not short.size:
+            return
+        where = "; ".join(
+            f"coordinate {j}: m = {int(m[j])} on half-width L = {L[j]:.4g} resolves ℓ down to "
+            f"{factor * L[j] / m[j]:.4g}, the kernel's ℓ is {values[j]:.4g}: m ≥ {int(needed[j])}"
+            for j in short
+        )
+        warnings.warn(
+            f"The Hilbert-space basis is too coarse for the length scale ({where}). The "
+            "approximation is then smoother than the kernel and its predictions too stiff. "
+            "Raise m (or narrow the box).",
+            UserWarning,
+            skip_file_prefixes=_LIBRARY_FILES,
         )
 
     def _fix_box(self, X: npt.ArrayLike | pt.TensorLike) -> None:
@@ -213,10 +269,20 @@ class LiftedHSGP(pm.gp.HSGP):
         return super()._build_conditional(self.lift(Xnew))
 
 
+def _parts(cov_func: pm.gp.cov.Covariance) -> list:
+    """``cov_func`` and, for a sum or product of PyMC's, its terms or factors."""
+    return [cov_func, *getattr(cov_func, "_factor_list", [])]
+
+
+def _stationary_part(cov_func: pm.gp.cov.Covariance) -> pm.gp.cov.Stationary | None:
+    """The one stationary kernel of ``cov_func`` (itself, or a factor of a product)."""
+    found = [part for part in _parts(cov_func) if isinstance(part, pm.gp.cov.Stationary)]
+    return found[0] if len(found) == 1 else None
+
+
 def _check_base_kernel(cov_func: pm.gp.cov.Covariance) -> None:
     """Refuse a variably scaled kernel where its base kernel on [x, ψ(x)] is needed."""
-    parts = [cov_func, *getattr(cov_func, "factors", [])]
-    if any(isinstance(part, VSK | LinearVSK) for part in parts):
+    if any(isinstance(part, VSK | LinearVSK) for part in _parts(cov_func)):
         raise TypeError(
             "cov_func is a variably scaled kernel; the lifted HSGP needs its base kernel on "
             "[x, ψ(x)] and lifts the inputs itself with psi: pass cov_func=vsk.cov_func (times "

@@ -484,6 +484,8 @@ class Predictor:
         return self._mix([self.components(Xnew, p) for p in points], len(points), Xnew, points)
 
     def _mix(self, parts: list, n_draws: int, Xnew: np.ndarray, points: list) -> Prediction:
+        if isinstance(self.gp, LiftedHSGP):
+            self.gp.check_basis(points)
         means, var_f, var_y, weights = zip(*parts, strict=True)
         weights = np.concatenate(weights) / n_draws
         sampler = None if _is_jump_gp(self.gp) else self._sampler(Xnew, points)

@@ -249,3 +249,38 @@ def test_the_box_of_a_random_psi_is_centred_on_its_bounds_and_scaled_by_c():
     np.testing.assert_allclose(
         np.asarray(hs.L.eval()), 2.0 * np.array([X.max() - centre, 0.5, 1.0])
     )
+
+
+def test_a_basis_too_coarse_for_the_length_scale_is_named():
+    """m = 8 basis functions on a box of half-width 0.75 cannot follow ℓ = 0.05 (the rule
+    m ≥ 2.65·L/ℓ asks for 40): the prediction is far stiffer than the dense VSK's, silently."""
+    X, y = _data(120)
+    Xnew = np.linspace(0, 1, 41)[:, None]
+    dense = VSK(pm.gp.cov.Matern52(2, ls=0.05), Jump(0.5))
+    K = dense(X).eval() + 0.3**2 * np.eye(len(X))
+    reference = dense(Xnew, X).eval() @ np.linalg.solve(K, y)
+    errors = {}
+    for m in (8, 40):
+        with pm.Model():
+            cov = pm.gp.cov.Matern52(2, ls=0.05)
+            gp = CollapsedLiftedHSGP([m, 6], Jump(0.5), cov_func=cov, c=1.5)
+            gp.marginal_likelihood("y", X=X, y=y, sigma=0.3, mean=0.0)
+            if m == 8:
+                with pytest.warns(UserWarning, match=r"coordinate 0: m = 8 .* m ≥ 40") as got:
+                    mean = predict(gp, Xnew, point={}).mean
+                assert got[0].filename == __file__
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    mean = predict(gp, Xnew, point={}).mean
+        errors[m] = np.sqrt(np.mean((mean - reference) ** 2))
+    assert errors[8] > 5 * errors[40], errors
+    with pm.Model():  # a random length scale: its value at the point is read
+        ls = pm.Gamma("ls", 2, 20)
+        gp = CollapsedLiftedHSGP([8, 6], Jump(0.5), cov_func=pm.gp.cov.Matern52(2, ls=ls), c=1.5)
+        gp.marginal_likelihood("y", X=X, y=y, sigma=0.3, mean=0.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            predict(gp, Xnew, point={"ls": 0.5})
+        with pytest.warns(UserWarning, match=r"the kernel's ℓ is 0\.05"):
+            predict(gp, Xnew, point={"ls": 0.05})
