@@ -137,6 +137,11 @@ def a_vsk_given_to_the_lifted_hsgp():
         LiftedHSGP([10, 3], Jump(0.5), cov_func=vsk(), c=1.5)
 
 
+def a_scaled_vsk_given_to_the_lifted_hsgp():
+    with pm.Model():
+        LiftedHSGP([10, 3], Jump(0.5), cov_func=2.0**2 * vsk(), c=1.5)
+
+
 def loo_of_a_sparse_gp():
     with pm.Model() as model:
         ls = pm.HalfNormal("ls", 1.0)
@@ -528,6 +533,12 @@ CASES = {
         TypeError,
         r"cov_func is a variably scaled kernel; the lifted HSGP needs its base kernel",
         r"pass cov_func=vsk.cov_func",
+    ),
+    "a scaled VSK given to the lifted HSGP": (
+        a_scaled_vsk_given_to_the_lifted_hsgp,
+        TypeError,
+        r"cov_func is a variably scaled kernel; the lifted HSGP needs its base kernel",
+        r"sigma_f\*\*2 \* vsk.cov_func",
     ),
     "no basis function for a coordinate": (
         lambda: LiftedHSGP([10, 0], Jump(0.5), cov_func=pm.gp.cov.Matern52(2, ls=0.2), c=1.5),
