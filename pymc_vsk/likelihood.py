@@ -446,15 +446,20 @@ class Marginal(pm.gp.Marginal):
 
         Parameters
         ----------
-        Xnew, point, diag, pred_noise, given, model
+        Xnew, point, diag, pred_noise, given
             As in ``pm.gp.Marginal.predict``.
         jitter : float or tensor, optional
             Default: ``self.jitter``, so fitting and prediction add the same nugget.
+        model : pm.Model, optional
+            Default: the model in context, else the one :meth:`marginal_likelihood` was
+            called in.
 
         Returns
         -------
         tuple of ndarray
             Mean and variance (or covariance).
         """
+        if model is None and pm.Model.get_context(error_if_none=False) is None:
+            model = getattr(self, "model", None)
         jitter = self._fitted_jitter(jitter)
         return super().predict(Xnew, point, diag, pred_noise, given, jitter, model)

@@ -46,6 +46,7 @@ from pymc_vsk.priors import (
     default_priors,
     defaulted,
     inverse_gamma_for_range,
+    is_dist,
     mean_function,
     node_scales,
     positive_scale,
@@ -200,21 +201,23 @@ def build_model(
         ``"matern12"``, ``"matern32"``, ``"matern52"``, ``"exponential"``, ``"ratquad"``
         with α = 2, ...) or class: the model puts a prior on its length scale. A covariance
         *instance* is used as it is (its ``input_dim`` must fit the lifted inputs) and no
-        length-scale variable is created.
+        length-scale variable is created: ``ls`` and ``ard=True`` are then refused.
     priors : {"default", "flat"} or dict, default "default"
         Prior family (see :mod:`pymc_vsk.priors`; ``"flat"`` makes MAP the maximum-likelihood
         fit of MATLAB's ``fitrgp``) or a dict with entries ``ls``, ``sigma_f``, ``sigma_n``,
         ``mean`` overriding the defaults.
-    mean : {"constant", "zero"}, number, tensor or ``.dist()``, default "constant"
+    mean : {"constant", "zero"}, number, tensor, ``.dist()`` or Mean, default "constant"
         ``"constant"``: a constant mean with a prior (as ``fitrgp``'s constant basis);
         ``"zero"``: zero mean; a number: a constant mean fixed at that value; a tensor or
-        ``.dist()``: a constant mean given by it.
+        ``.dist()``: a constant mean given by it (one value); a ``pm.gp.mean.Mean``
+        (``Linear``, ...) is used as it is.
     ard : bool, default False
         One length scale per lifted coordinate ([x, ψ(x)]: d + q of them) instead of one;
         the default prior of each spans its own coordinate's range (a column's length scale
         follows that column's units, :func:`pymc_vsk.priors.coordinate_scales`).
     jitter : float, optional
-        Nugget added to the diagonal of the covariance for numerical stability. With
+        Nugget added to the diagonal of the covariance for numerical stability; a warning
+        (:class:`DataWarning`) says when it exceeds 1 % of the variance of y. With
         ``standardize=True`` it is relative to the data: the diagonal gets ``jitter · sd(y)²``
         (sd of the current data container, so :func:`set_data` updates it)
         (default ``jitter=1e-6``: 10⁻⁶ of the variance of y, the same share of the data at
@@ -227,9 +230,14 @@ def build_model(
         written: the kernel sees [x, ψ(x)], PyMC's stationary kernels and an absolute jitter.
     name : str, default "y"
         Name of the observed variable; the data containers are ``X`` and ``{name}_data``.
+        The other variables keep their names (``ls``, ``sigma_f``, ``sigma_n``, ``mean``,
+        ``{parameter}_prior_{i}``), so one model context holds one :func:`build_model`.
     **overrides
         ``ls=``, ``sigma_f=``, ``sigma_n=`` as numbers (fixed; ``sigma_n=0`` for
-        interpolation), tensors or ``.dist()`` priors; they take precedence over ``priors``.
+        interpolation; a fixed ``sigma_n`` may be one value per observation), tensors or
+        ``.dist()`` priors; they take precedence over ``priors``. ``sigma_f``, ``sigma_n``
+        and the mean take one value each, ``ls`` one or (``ard=True``) one per lifted
+        coordinate.
 
     Returns
     -------
@@ -247,9 +255,17 @@ def build_model(
         (:mod:`pymc_vsk.memory`).
     RuntimeError
         If pytensor's ``floatX`` is not float64 (:func:`require_float64`).
+    ValueError
+        Bad data (:func:`check_data`), several values for a one-value hyper-parameter, ``ls``
+        or ``ard=True`` with a kernel instance, or a variable name that ``name`` or the model
+        in context already uses.
 
     Warns
     -----
+    DataWarning
+        Constant ``y``, or a jitter above 1 % of the variance of y (a noise floor larger
+        than a tenth of sd(y): with ``standardize=False`` PyMC's absolute 1e-6 on y of sd
+        below 0.01).
     NegligibleScalingWarning
         When a fixed ψ is constant over ``X`` (a jump outside the data or in other units), and
         from the VSK when a fixed ``ls`` makes ψ negligible (see :class:`pymc_vsk.VSK`).
@@ -291,8 +307,21 @@ def build_model(
     if unknown:
         raise TypeError(f"Unknown keyword(s) {sorted(unknown)}; parameters are {list(PARAMETERS)}.")
     check_mean(mean)
+    instance = isinstance(kernel, pm.gp.cov.Covariance)
+    if instance and ("ls" in overrides or (isinstance(priors, Mapping) and "ls" in priors) or ard):
+        raise ValueError(
+            "A kernel instance brings its own length scale(s): ls= (or priors['ls']) and "
+            "ard=True apply to a kernel given by name or class. Set the length scale in the "
+            "instance, or pass the class (kernel=pm.gp.cov.Matern52) to give ls a prior."
+        )
+    if name in ("X", *PARAMETERS):
+        raise ValueError(
+            f"name={name!r} is one of build_model's own variable names (X, "
+            f"{', '.join(PARAMETERS)}); choose another name for the observed variable."
+        )
     require_float64("build_model")
-    X_np, y_np = check_data(X, y, sigma_n=overrides.get("sigma_n"))
+    given = priors if isinstance(priors, Mapping) else {}
+    X_np, y_np = check_data(X, y, sigma_n=overrides.get("sigma_n", given.get("sigma_n")))
     check_dense(len(X_np), len(X_np), f"A dense GP on {len(X_np)} points")
     psi = None if psi is None else as_scaling_function(psi)  # once per model
     if psi is not None:
@@ -301,10 +330,12 @@ def build_model(
     ard_width = X_np.shape[1] + q if ard else None
     specs = resolve_priors(priors, X_np, y_np, overrides, ard_width)
     jitter = 1e-6 if jitter is None else check_jitter(jitter, "the default 1e-6")
+    _warn_if_jitter_swamps(jitter, y_np, standardize)
 
     model = pm.Model.get_context(error_if_none=False)
     context = model if model is not None else pm.Model()
     with context as model:
+        _check_names_free(model, name, specs, mean, kernel)
         X_data = pm.Data("X", X_np)
         y_data = pm.Data(f"{name}_data", y_np)
         used = [
@@ -323,7 +354,7 @@ def build_model(
             cov = VSK(cov, psi, psi_scale=s)
         elif standardize and _is_radial_instance(cov):
             cov = exact_distances(cov)
-        sigma_f, sigma_n = signal_and_noise(specs)
+        sigma_f, sigma_n = signal_and_noise(specs, len(y_np))
         if isinstance(sigma_n, np.ndarray):  # fixed: a data container, changeable later
             sigma_n = pm.Data("sigma_n", sigma_n)
         # ``cov * σ_f²`` rather than ``σ_f² * cov``: the tensor's ``__mul__`` would first try
@@ -336,6 +367,63 @@ def build_model(
     scales = {"mean": y_scale(y_np)} if standardize else {}
     record_units(model, scales, cov if isinstance(cov, VSK) else None)
     return model, gp
+
+
+#: The largest jitter, as a share of the variance of y, that :func:`build_model` takes silently.
+JITTER_SHARE = 0.01
+
+
+def _warn_if_jitter_swamps(jitter: float, y: np.ndarray, standardize: bool) -> None:
+    """Warn when the nugget exceeds :data:`JITTER_SHARE` of the variance of y.
+
+    The jitter adds to σ_n² on the diagonal of eq. (15)'s covariance: above 1 % of var(y) it is
+    a noise floor of more than 0.1 sd(y), which smooths the fit whatever σ_n is.
+    """
+    variance = float(np.var(y))
+    if variance == 0.0:  # constant y: check_data has warned
+        return
+    share = jitter if standardize else jitter / variance
+    if share > JITTER_SHARE:
+        kind, fix = (
+            ("relative to the variance of y", "leave jitter out (1e-6 of the variance of y)")
+            if standardize
+            else (
+                "absolute with standardize=False",
+                "pass standardize=True (a jitter relative to the variance of y) or "
+                "jitter=1e-6 * np.var(y)",
+            )
+        )
+        warnings.warn(
+            f"The jitter is {share:.3g} times the variance of y ({kind}): a noise floor of "
+            f"{np.sqrt(share):.2g} sd(y) on the diagonal of the covariance, which swamps the "
+            f"data's own spread. Unless that is meant, {fix}.",
+            DataWarning,
+            stacklevel=3,
+        )
+
+
+def _check_names_free(
+    model: pm.Model, name: str, specs: Mapping[str, PriorSpec], mean: object, kernel: object
+) -> None:
+    """Refuse, before anything is built, variable names the model in context already has."""
+    made = ["X", f"{name}_data", name]
+    made += [f"{p}_prior_0" for p in PARAMETERS]  # the containers of default priors
+    if not isinstance(kernel, pm.gp.cov.Covariance) and is_dist(specs["ls"]):
+        made.append("ls")
+    if is_dist(specs["sigma_f"]):
+        made.append("sigma_f")
+    if not isinstance(specs["sigma_n"], pt.Variable) or is_dist(specs["sigma_n"]):
+        made.append("sigma_n")  # a fixed σ_n is a data container
+    constant = specs["mean"] if isinstance(mean, str) and mean == "constant" else mean
+    if is_dist(constant):
+        made.append("mean")
+    clash = [v for v in made if v in model.named_vars]
+    if clash:
+        raise ValueError(
+            f"The model in context already has {clash}, which build_model would create: build "
+            "one build_model per pm.Model (a second GP in one model can be written with "
+            "pymc_vsk.VSK and pm.gp.Marginal), or rename your variable."
+        )
 
 
 def _is_radial_instance(cov: pm.gp.cov.Covariance) -> bool:
@@ -364,10 +452,37 @@ def set_data(model: pm.Model, X: npt.ArrayLike, y: npt.ArrayLike, name: str = "y
         New observations.
     name : str, default "y"
         The ``name`` the model was built with.
+
+    Raises
+    ------
+    ValueError
+        Bad data (as :func:`check_data`), another number of columns, a model without the data
+        container ``{name}_data``, or a fixed ``sigma_n`` of one value per observation and
+        data of another length.
+    TypeError
+        If ``model`` is not a ``pm.Model``.
     """
+    if not isinstance(model, pm.Model):
+        raise TypeError(
+            "set_data takes the model made by build_model (the first value it returns); got "
+            f"{type(model).__name__}."
+        )
+    if f"{name}_data" not in model.named_vars:
+        built = [v.name for v in model.observed_RVs if f"{v.name}_data" in model.named_vars]
+        fix = (
+            f"pass the name it was built with (name={built[0]!r})"
+            if built
+            else "was it made by build_model?"
+        )
+        raise ValueError(f"The model has no data container {name + '_data'!r}: {fix}.")
     sigma_n = model.named_vars.get("sigma_n")
     fixed = sigma_n.get_value() if sigma_n in model.data_vars else None
     X_np, y_np = check_data(X, y, sigma_n=fixed)
+    if np.size(fixed) > 1 and np.size(fixed) != len(y_np):
+        raise ValueError(
+            f"sigma_n is fixed at {np.size(fixed)} values, one per observation, but the new data "
+            f"have {len(y_np)} observations: build a new model on these data (build_model)."
+        )
     old = model["X"].get_value()
     if X_np.shape[1] != old.shape[1]:
         raise ValueError(

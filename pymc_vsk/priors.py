@@ -51,6 +51,7 @@ __all__ = [
     "PriorSpec",
     "Standardized",
     "base_kernel",
+    "check_one_value",
     "coordinate_scales",
     "data_priors",
     "default_priors",
@@ -102,7 +103,9 @@ def inverse_gamma_for_range(lower: float, upper: float, tail: float = 0.01) -> t
         a, b = np.exp(log_params)
         # InverseGamma(a, b) cdf at x: Q(a, b/x), sf: P(a, b/x) (scipy.stats is slow to import)
         cdf, sf = scipy.special.gammaincc(a, b / lower), scipy.special.gammainc(a, b / upper)
-        return np.array([np.log(cdf / tail), np.log(sf / tail)])
+        # a trial step may underflow a tail to 0 (log −inf): the solvers step back from it
+        with np.errstate(divide="ignore"):
+            return np.array([np.log(cdf / tail), np.log(sf / tail)])
 
     guess = np.log([3.0, 2.0 * lower * upper / (lower + upper) * 2.0])
     sol = scipy.optimize.root(residual, guess, method="hybr")
@@ -425,7 +428,14 @@ def resolve_priors(
     ------
     ValueError
         An unknown family or parameter name.
+    TypeError
+        ``priors`` neither a name nor a dict.
     """
+    if not isinstance(priors, str | Mapping):
+        raise TypeError(
+            "priors must be 'default', 'flat' or a dict of priors by parameter name "
+            f"({', '.join(PARAMETERS)}); got {priors!r}."
+        )
     for given in (priors if not isinstance(priors, str) else {}), (overrides or {}):
         unknown = set(given) - set(PARAMETERS)
         if unknown:
@@ -505,6 +515,39 @@ def parameter(
     return value
 
 
+def check_one_value(name: str, spec: PriorSpec, n: int | None = None) -> None:
+    """Refuse several values for a hyper-parameter that takes one (σ_f, σ_n, the mean).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    spec : distribution, tensor or number
+        Its specification; a tensor of unknown static shape passes.
+    n : int, optional
+        A number of values allowed besides one (σ_n may be one per observation).
+
+    Raises
+    ------
+    ValueError
+        If ``spec`` holds more than one value (and not ``n``).
+    """
+    if isinstance(spec, pt.Variable):
+        shape = spec.type.shape
+        if any(s is None for s in shape):
+            return
+    else:
+        shape = np.shape(spec)
+    size = int(np.prod(shape))
+    if size == 1 or size == n:
+        return
+    per_observation = "" if n is None else f" (or one per observation, {n} here)"
+    raise ValueError(
+        f"{name} takes one value{per_observation}; got {size} (shape {tuple(shape)}). Give one "
+        "number to fix it, or a .dist() prior without shape= or size=."
+    )
+
+
 def base_kernel(
     kernel: str | type[pm.gp.cov.Stationary] | pm.gp.cov.Covariance,
     input_dim: int,
@@ -528,26 +571,50 @@ def base_kernel(
     Returns
     -------
     pm.gp.cov.Covariance
+
+    Raises
+    ------
+    ValueError
+        If ``specs["ls"]`` holds neither one value nor ``input_dim`` values.
     """
     if isinstance(kernel, pm.gp.cov.Covariance):
         return kernel
     cls = kernel_class(kernel)
-    ls = parameter("ls", specs["ls"], (input_dim,) if ard else None, positive=True)
+    spec = specs["ls"]
+    shape = spec.type.shape if isinstance(spec, pt.Variable) else np.shape(spec)
+    if None not in shape and int(np.prod(shape)) not in (1, input_dim):
+        raise ValueError(
+            f"ls has {int(np.prod(shape))} values but the base kernel acts on {input_dim} "
+            "coordinate(s) (the columns of X, then ψ's); give one length scale, or one per "
+            "coordinate (ard=True gives each its own default prior)."
+        )
+    ls = parameter("ls", spec, (input_dim,) if ard else None, positive=True)
     return make_base_kernel(cls, input_dim, ls)
 
 
-def signal_and_noise(specs: Mapping[str, PriorSpec]) -> tuple:
+def signal_and_noise(specs: Mapping[str, PriorSpec], n: int | None = None) -> tuple:
     """The signal and noise standard deviations ``sigma_f`` and ``sigma_n``.
 
     Parameters
     ----------
     specs : dict
         Prior specifications (:func:`resolve_priors`).
+    n : int, optional
+        The number of observations: a fixed ``sigma_n`` may then also be one value per
+        observation (without ``n`` its length is not checked).
 
     Returns
     -------
     sigma_f, sigma_n : TensorVariable or ndarray
+
+    Raises
+    ------
+    ValueError
+        If ``sigma_f`` has several values, or ``sigma_n`` several but not ``n``.
     """
+    check_one_value("sigma_f", specs["sigma_f"])
+    if n is not None:
+        check_one_value("sigma_n", specs["sigma_n"], n)
     return parameter("sigma_f", specs["sigma_f"]), parameter("sigma_n", specs["sigma_n"])
 
 
@@ -556,13 +623,13 @@ def check_mean(mean: str | PriorSpec) -> None:
 
     Parameters
     ----------
-    mean : str, number, tensor or distribution
+    mean : str, number, tensor, distribution or pm.gp.mean.Mean
         See :func:`mean_function`.
     """
-    if isinstance(mean, str) and mean not in MEAN_TYPES:
+    if mean is None or (isinstance(mean, str) and mean not in MEAN_TYPES):
         raise ValueError(
-            f"mean must be 'constant', 'zero', a number (a fixed constant mean) or a .dist() "
-            f"prior; got {mean!r}."
+            f"mean must be 'constant', 'zero', a number (a fixed constant mean), a .dist() "
+            f"prior or a pm.gp.mean.Mean; got {mean!r}."
         )
 
 
@@ -614,9 +681,10 @@ def mean_function(
 
     Parameters
     ----------
-    mean : {"constant", "zero"}, number, tensor or distribution
+    mean : {"constant", "zero"}, number, tensor, distribution or pm.gp.mean.Mean
         ``"constant"``: a constant mean with the prior ``specs["mean"]``; ``"zero"``: zero
-        mean; a number, tensor or ``.dist()``: a constant mean with that fixed value or prior.
+        mean; a number, tensor or ``.dist()``: a constant mean with that fixed value or prior
+        (one value); a ``pm.gp.mean.Mean`` is used as it is.
     specs : dict
         Prior specifications (:func:`resolve_priors`).
     y : array-like, shape (n,), optional
@@ -629,10 +697,13 @@ def mean_function(
     pm.gp.mean.Mean
     """
     check_mean(mean)
+    if isinstance(mean, pm.gp.mean.Mean):
+        return mean
     if isinstance(mean, str):
         if mean == "zero":
             return pm.gp.mean.Zero()
         mean = specs["mean"]
+    check_one_value("mean", mean)
     if y is not None and is_dist(mean) and _default_transform(mean.owner.op, mean) is None:
         units = Standardized(float(np.mean(y)), y_scale(y))
         model = pm.modelcontext(None)

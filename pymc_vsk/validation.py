@@ -175,8 +175,19 @@ def check_jitter(jitter: object, default: str) -> float:
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        If ``jitter`` is not one finite number of at least 0.
     """
-    value = float(jitter)
+    try:
+        value = float(np.asarray(jitter, dtype=float).item())
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"jitter must be one number (it is added to the diagonal of the covariance); got "
+            f"{jitter!r}. Leave it out for {default}."
+        ) from None
     if not (np.isfinite(value) and value >= 0):
         raise ValueError(
             f"jitter must be a finite number of at least 0 (it is added to the diagonal of the "

@@ -210,3 +210,159 @@ def test_only_the_default_priors_in_use_follow_the_data():
     set_data(model, [[0.0], [1.0]], [0.0, 3.0])
     assert model["sigma_n_prior_1"].get_value() == pytest.approx(1.5)  # sd of the new y
     build_model([[0.0], [1.0]], [0.0, 3.0], ls=0.1)  # likewise at build
+
+
+# -- every option works or says why -----------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"sigma_n": np.full(2, 0.1)},
+        {"sigma_n": pm.HalfNormal.dist(1.0, shape=2)},
+        {"sigma_f": np.full(2, 1.0)},
+        {"sigma_f": pm.HalfNormal.dist(1.0, shape=2)},
+        {"mean": np.full(2, 0.5)},
+        {"mean": pm.Normal.dist(0.0, 1.0, shape=2)},
+        {"priors": {"mean": pm.Normal.dist(0.0, 1.0, shape=2)}},
+    ],
+    ids=lambda kw: next(iter(kw)),
+)
+def test_several_values_for_a_scalar_hyper_parameter_are_named(kwargs):
+    """σ_f, σ_n and the constant mean are one number each: several values used to crash
+    inside pytensor ("Vectorized input 1 has an incompatible shape", "SpecifyShape")."""
+    X, y = jump_data()
+    with pytest.raises(ValueError, match=r"(sigma_f|sigma_n|mean) .*one value"):
+        build_model(X, y, psi=Jump(0.5), **kwargs)
+
+
+def test_noise_with_one_value_per_observation_still_works():
+    X, y = jump_data()
+    model, _ = build_model(X, y, psi=Jump(0.5), sigma_n=np.full(len(X), 0.2))
+    assert np.isfinite(model.compile_logp()(model.initial_point()))
+
+
+@pytest.mark.parametrize("priors", [None, ["ls"], 0.5])
+def test_priors_of_another_type_are_named(priors):
+    X, y = jump_data()
+    with pytest.raises(TypeError, match=r"priors must be 'default', 'flat' or a dict"):
+        build_model(X, y, priors=priors)
+
+
+def test_mean_none_is_named_and_a_mean_function_is_used_as_it_is():
+    """mean=None read as a fixed mean of NaN; a pm.gp.mean.Mean crashed in float()."""
+    X, y = jump_data()
+    with pytest.raises(ValueError, match=r"mean must be .*got None"):
+        build_model(X, y, mean=None)
+    linear = pm.gp.mean.Linear(coeffs=np.array([2.0]), intercept=1.0)
+    model, gp = build_model(X, y, psi=Jump(0.5), mean=linear)
+    assert gp.mean_func is linear and "mean" not in model.named_vars
+    assert np.isfinite(model.compile_logp()(model.initial_point()))
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"ls": 0.3}, {"priors": {"ls": pm.Gamma.dist(2, 20)}}, {"ard": True}]
+)
+def test_length_scale_options_with_a_kernel_instance_are_refused(kwargs):
+    """A covariance instance brings its own length scale: ls= and ard=True were ignored."""
+    X, y = jump_data()
+    with pytest.raises(ValueError, match=r"kernel instance .*own length scale"):
+        build_model(X, y, psi=Jump(0.5), kernel=pm.gp.cov.ExpQuad(2, ls=0.1), **kwargs)
+
+
+@pytest.mark.parametrize("name", ["X", "ls", "sigma_n", "mean"])
+def test_a_name_taken_by_the_model_is_refused_before_anything_is_built(name):
+    X, y = jump_data()
+    with pm.Model() as outer:
+        with pytest.raises(ValueError, match=rf"name={name!r} .*build_model's own"):
+            build_model(X, y, name=name)
+    assert not outer.named_vars  # nothing half-built left behind
+
+
+def test_a_second_model_in_one_context_is_refused_with_the_reason():
+    X, y = jump_data()
+    with pm.Model() as outer:
+        build_model(X, y)
+        before = set(outer.named_vars)
+        with pytest.raises(ValueError, match=r"already has .*'X'.*one build_model per pm.Model"):
+            build_model(X, y, name="z")
+    assert set(outer.named_vars) == before
+
+
+def test_set_data_names_a_wrong_name_and_a_wrong_model():
+    X, y = jump_data()
+    model, gp = build_model(X, y, name="obs")
+    with pytest.raises(ValueError, match=r"no data container 'y_data'.*name='obs'"):
+        set_data(model, X, y)
+    set_data(model, X[:20], y[:20], name="obs")
+    with pytest.raises(TypeError, match=r"model made by build_model.*got Marginal"):
+        set_data(gp, X, y)
+
+
+def test_set_data_refuses_a_fixed_noise_per_observation_of_another_length():
+    X, y = jump_data()
+    model, _ = build_model(X, y, sigma_n=np.full(len(X), 0.2))
+    with pytest.raises(ValueError, match=r"sigma_n .*27 values.*20 observations"):
+        set_data(model, X[:20], y[:20])
+
+
+@pytest.mark.parametrize(
+    ("c", "kwargs"),
+    [(1.0, {"jitter": 1e10}), (1e-4, {"standardize": False}), (1.0, {"jitter": 0.5})],
+)
+def test_a_jitter_that_swamps_the_data_warns(c, kwargs):
+    """A huge jitter, or PyMC's absolute 1e-6 with standardize=False on y of sd 1e-4, is a
+    noise floor above the data's own spread: the fit was silently meaningless."""
+    X, y = jump_data()
+    with pytest.warns(DataWarning, match=r"jitter .* variance of y"):
+        build_model(X, c * y, psi=Jump(0.5), **kwargs)
+
+
+def test_the_default_jitter_does_not_warn():
+    X, y = jump_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        build_model(X, 1e-6 * y, psi=Jump(0.5))
+        build_model(X, y, psi=Jump(0.5), standardize=False)
+
+
+def test_three_nodes_give_a_length_scale_prior_without_runtime_warnings():
+    X, y = jump_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        build_model(X[:3], y[:3])
+
+
+def test_gp_predict_needs_no_model_context():
+    X, y = jump_data()
+    model, gp = build_model(X, y, psi=Jump(0.5), ls=0.1, sigma_f=1.0, sigma_n=0.2, mean=0.0)
+    mu, _ = gp.predict(X[:3], point={}, diag=True)
+    with model:
+        expected, _ = gp.predict(X[:3], point={}, diag=True)
+    np.testing.assert_allclose(mu, expected)
+
+
+def test_zero_noise_in_the_priors_dict_is_checked_like_the_keyword():
+    """priors={"sigma_n": 0.0} skipped the duplicate-node check that sigma_n=0.0 and
+    set_data make: build_model took data that set_data then refused."""
+    X, y = jump_data()
+    X, y = np.vstack([X, X[3:4]]), np.append(y, y[3])
+    with pytest.raises(ValueError, match=r"duplicate nodes .* sigma_n = 0"):
+        build_model(X, y, priors={"sigma_n": 0.0})
+
+
+@pytest.mark.parametrize("psi", [None, Jump(0.5)], ids=["stationary", "vsk"])
+@pytest.mark.parametrize("ard", [False, True])
+@pytest.mark.parametrize(
+    "ls", [pm.Gamma.dist(2, 20, shape=3), np.full(3, 0.1)], ids=["dist", "fixed"]
+)
+def test_a_length_scale_of_another_width_than_the_kernel_is_refused(psi, ard, ls):
+    """Three length scales on 1-D x (or on [x, ψ(x)]) built a model whose extra ℓ did nothing
+    or broadcast x into three copies; with ard=True a shape=3 prior was resized silently."""
+    X, y = jump_data()
+    with pytest.raises(ValueError, match=r"ls has 3 values but the base kernel acts on [12]"):
+        build_model(X, y, psi=psi, ard=ard, ls=ls)
+
+
+def test_a_jitter_of_several_values_is_named():
+    X, y = jump_data()
+    with pytest.raises(ValueError, match=r"jitter must be one number"):
+        build_model(X, y, jitter=np.array([1e-6, 1e-6]))
