@@ -9,6 +9,7 @@ found by name (its class name in lower case, e.g. ``"matern52"``) without editin
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 
@@ -99,7 +100,9 @@ def kernel_class(kernel: str | type[Stationary]) -> type[Stationary]:
         key = kernel.lower().replace("_", "").replace("-", "")
         kernels = base_kernels()
         if key not in kernels:
-            raise ValueError(f"Unknown kernel {kernel!r}; choose one of {sorted(kernels)}.")
+            close = difflib.get_close_matches(key, kernels, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"Unknown kernel {kernel!r}{hint}; choose one of {sorted(kernels)}.")
         return kernels[key]
     if isinstance(kernel, type) and issubclass(kernel, Stationary):
         return kernel

@@ -314,6 +314,10 @@ def build_model(
             "ard=True apply to a kernel given by name or class. Set the length scale in the "
             "instance, or pass the class (kernel=pm.gp.cov.Matern52) to give ls a prior."
         )
+    if not isinstance(name, str) or not name:
+        raise ValueError(
+            f"name must be the observed variable's name, a non-empty string; got {name!r}."
+        )
     if name in ("X", *PARAMETERS):
         raise ValueError(
             f"name={name!r} is one of build_model's own variable names (X, "

@@ -162,6 +162,10 @@ def test_bad_builder_arguments():
     X, y = jump_data()
     with pytest.raises(ValueError, match="Unknown kernel 'matern7'"):
         build_model(X, y, kernel="matern7")
+    with pytest.raises(ValueError, match=r"Unknown kernel 'Maten52' \(did you mean 'matern52'\?\)"):
+        build_model(X, y, kernel="Maten52")
+    with pytest.raises(ValueError, match="name must be the observed variable's name"):
+        build_model(X, y, name="")
     with pytest.raises(ValueError, match="priors must be"):
         build_model(X, y, priors="vague")
     with pytest.raises(ValueError, match=r"Unknown prior\(s\) \['noise'\]"):
