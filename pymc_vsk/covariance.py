@@ -55,7 +55,7 @@ NEGLIGIBLE_REACH = 1e-3
 
 #: Files a warning about a kernel skips to reach the user's line: this package and PyMC's GP
 #: classes, which evaluate the kernel on the user's behalf.
-_LIBRARY_FILES = (str(Path(__file__).parent), str(Path(pm.gp.__file__).parent))
+LIBRARY_FILES = (str(Path(__file__).parent), str(Path(pm.gp.__file__).parent))
 
 
 class NegligibleScalingWarning(UserWarning):
@@ -445,7 +445,7 @@ class VSK(_Lifted):
         scale = numeric_value(self.psi_scale)
         if ls is not None and scale is not None:
             reach = psi_reach(psi_values, float(np.ravel(scale)[0]), ls)
-            warn_if_negligible(reach, repr(self), 2, skip_file_prefixes=_LIBRARY_FILES)
+            warn_if_negligible(reach, repr(self), 2, skip_file_prefixes=LIBRARY_FILES)
 
     def lifted_sq_dist(self, Z: Variable, Zs: Variable | None = None) -> Variable:
         r"""Squared scaled distance ‖(Ψ(x) − Ψ(x'))/ℓ‖² between lifted inputs, from differences.

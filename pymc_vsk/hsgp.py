@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +29,7 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 from pytensor.tensor.variable import TensorVariable
 
-from pymc_vsk.covariance import VSK, LinearVSK
+from pymc_vsk.covariance import LIBRARY_FILES, VSK, LinearVSK
 from pymc_vsk.lifting import lift
 from pymc_vsk.likelihood import log_det_cholesky
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function, numeric_value
@@ -42,9 +41,6 @@ __all__ = ["CollapsedLiftedHSGP", "LiftedHSGP"]
 #: Riutort-Mayol et al. (2023): m ≥ a·L/ℓ basis functions on a box of half-width L resolve
 #: a kernel of length scale ℓ; a for each kernel, as ``pm.gp.hsgp_approx`` uses it.
 BASIS_FACTORS = {pm.gp.cov.ExpQuad: 1.75, pm.gp.cov.Matern52: 2.65, pm.gp.cov.Matern32: 3.42}
-
-#: Files a warning skips to reach the user's line: this package and PyMC's GP classes.
-_LIBRARY_FILES = (str(Path(__file__).parent), str(Path(pm.gp.__file__).parent))
 
 
 class LiftedHSGP(pm.gp.HSGP):
@@ -196,7 +192,7 @@ class LiftedHSGP(pm.gp.HSGP):
             "Give L (or c) wide enough for every input the GP will see, plus about two length "
             "scales on each side.",
             UserWarning,
-            skip_file_prefixes=_LIBRARY_FILES,
+            skip_file_prefixes=LIBRARY_FILES,
         )
 
     def check_basis(self, points: Sequence[Mapping[str, npt.ArrayLike]] = ()) -> None:
@@ -245,7 +241,7 @@ class LiftedHSGP(pm.gp.HSGP):
             "approximation is then smoother than the kernel and its predictions too stiff. "
             "Raise m (or narrow the box).",
             UserWarning,
-            skip_file_prefixes=_LIBRARY_FILES,
+            skip_file_prefixes=LIBRARY_FILES,
         )
 
     def _fix_box(self, X: npt.ArrayLike | pt.TensorLike) -> None:

@@ -42,7 +42,7 @@ from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import check_draw_shape, posterior
 from pymc_vsk.prediction import fitted_jitter, model_of
-from pymc_vsk.validation import not_positive_definite
+from pymc_vsk.validation import as_numeric, not_positive_definite
 
 if TYPE_CHECKING:
     from pymc_vsk.jumps import MarginalJumpGP
@@ -214,22 +214,9 @@ def _observed_name(gp: object, model: pm.Model) -> str | None:
     data = getattr(gp, "y", None)
     matches = [rv.name for rv in observed if model.rvs_to_values[rv] is data]
     if not matches:  # an array, made a constant of the model: compared by value
-        y = _values(data)
-        matches = [rv.name for rv in observed if _same(_values(model.rvs_to_values[rv]), y)]
+        y = None if data is None else as_numeric(data)
+        matches = [rv.name for rv in observed if _same(as_numeric(model.rvs_to_values[rv]), y)]
     return matches[0] if len(matches) == 1 else None
-
-
-def _values(data: object) -> np.ndarray | None:
-    """The numbers of observed data: an array, a data container or a constant."""
-    if data is None:
-        return None
-    if hasattr(data, "get_value"):
-        return np.asarray(data.get_value(borrow=True))
-    if isinstance(data, pytensor.graph.basic.Constant):
-        return np.asarray(data.data)
-    if isinstance(data, pytensor.graph.basic.Variable):
-        return None
-    return np.asarray(data)
 
 
 def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:

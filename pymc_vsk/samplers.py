@@ -296,19 +296,13 @@ def _nutpie_key(model: pm.Model) -> tuple:
     """What a compiled nutpie model depends on beyond the data it is handed: the model's
     variables and, when a sampled or traced variable's size follows the data (a latent GP's
     f, a deterministic of length N), the shapes of the data and the lengths of the dims."""
+    from pymc_vsk.validation import as_numeric  # imports pytensor: only when compiling
+
     key = model_structure(model)
     traced = [*model.free_RVs, *model.deterministics]
     if all(None not in var.type.shape for var in traced):
         return key
-    shapes = tuple((var.name, np.shape(_value(var))) for var in model.data_vars)
-    lengths = tuple((dim, _value(n)) for dim, n in model.dim_lengths.items())
+    shapes = tuple((var.name, np.shape(as_numeric(var))) for var in model.data_vars)
+    lengths = tuple((dim, as_numeric(n)) for dim, n in model.dim_lengths.items())
     lengths = tuple((dim, None if n is None else int(n)) for dim, n in lengths)
     return key, shapes, lengths
-
-
-def _value(var: object) -> object:
-    """The value of a data container or a constant; None for an expression (a dim's length
-    read from a data container's shape, which the data's shapes give)."""
-    if hasattr(var, "get_value"):
-        return var.get_value(borrow=True)
-    return getattr(var, "data", None)

@@ -261,20 +261,29 @@ def test_regressor_refits_with_nutpie_without_compiling_again(spy_rule, monkeypa
     assert abs(reg.mean_ - (np.mean(y2) + 10.0)) < 2.0
 
 
-def test_compiled_nutpie_compiles_again_for_variables_added_to_the_model(monkeypatch):
-    """A variable added after the first compilation (a pm.Potential pinning ℓ) was ignored:
-    the model compiled before it was handed back and sampled without it."""
+@pytest.fixture
+def compiled(monkeypatch):
+    """nutpie's compilation replaced by a record of the models compiled (their variables)."""
     from pymc_vsk import nutpie_callbacks
+
+    made = []
 
     class Compiled:
         def __init__(self, model):
             self.names = list(model.named_vars)
             self.shared_var_keys = {}
+            made.append(self)
 
         def with_data(self, **data):
             return self
 
     monkeypatch.setattr(nutpie_callbacks, "compile_pymc_model", Compiled)
+    return made
+
+
+def test_compiled_nutpie_compiles_again_for_variables_added_to_the_model(compiled):
+    """A variable added after the first compilation (a pm.Potential pinning ℓ) was ignored:
+    the model compiled before it was handed back and sampled without it."""
     X, y = jump_data(15, 1)
     model, _ = build_model(X, y, psi=Jump(0.5))
     assert "pin" not in compiled_nutpie(model).names
@@ -306,22 +315,9 @@ def test_counts_that_are_not_integers_are_errors_that_name_them(kwargs, name):
     assert choose_sampler(np.int64(81), np.int64(100), 0, 2).sampler in samplers.SAMPLERS
 
 
-def test_compiled_nutpie_compiles_again_when_the_trace_s_size_follows_the_data(monkeypatch):
+def test_compiled_nutpie_compiles_again_when_the_trace_s_size_follows_the_data(compiled):
     """nutpie fixes the trace's size at compilation: a deterministic of length N, handed data
     of another N, was traced cut short (or from memory past its end)."""
-    from pymc_vsk import nutpie_callbacks
-
-    compiled = []
-
-    class Compiled:
-        def __init__(self, model):
-            compiled.append(self)
-            self.shared_var_keys = {}
-
-        def with_data(self, **data):
-            return self
-
-    monkeypatch.setattr(nutpie_callbacks, "compile_pymc_model", Compiled)
     X, y = jump_data(15, 1)
     model, _ = build_model(X, y, psi=Jump(0.5))
     compiled_nutpie(model)
