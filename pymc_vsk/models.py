@@ -46,7 +46,6 @@ from pymc_vsk.priors import (
     default_priors,
     defaulted,
     inverse_gamma_for_range,
-    is_dist,
     mean_function,
     node_scales,
     positive_scale,
@@ -339,7 +338,7 @@ def build_model(
     model = pm.Model.get_context(error_if_none=False)
     context = model if model is not None else pm.Model()
     with context as model:
-        _check_names_free(model, name, specs, mean, kernel)
+        _check_names_free(model, name)
         X_data = pm.Data("X", X_np)
         y_data = pm.Data(f"{name}_data", y_np)
         used = [
@@ -406,22 +405,11 @@ def _warn_if_jitter_swamps(jitter: float, y: np.ndarray, standardize: bool) -> N
         )
 
 
-def _check_names_free(
-    model: pm.Model, name: str, specs: Mapping[str, PriorSpec], mean: object, kernel: object
-) -> None:
-    """Refuse, before anything is built, variable names the model in context already has."""
-    made = ["X", f"{name}_data", name]
-    made += [f"{p}_prior_0" for p in PARAMETERS]  # the containers of default priors
-    if not isinstance(kernel, pm.gp.cov.Covariance) and is_dist(specs["ls"]):
-        made.append("ls")
-    if is_dist(specs["sigma_f"]):
-        made.append("sigma_f")
-    if not isinstance(specs["sigma_n"], pt.Variable) or is_dist(specs["sigma_n"]):
-        made.append("sigma_n")  # a fixed σ_n is a data container
-    constant = specs["mean"] if isinstance(mean, str) and mean == "constant" else mean
-    if is_dist(constant):
-        made.append("mean")
-    clash = [v for v in made if v in model.named_vars]
+def _check_names_free(model: pm.Model, name: str) -> None:
+    """Refuse, before anything is built, a model in context that already has the data
+    containers and the observed variable that :func:`build_model` creates first (a second
+    :func:`build_model` in one model)."""
+    clash = [v for v in ("X", f"{name}_data", name) if v in model.named_vars]
     if clash:
         raise ValueError(
             f"The model in context already has {clash}, which build_model would create: build "

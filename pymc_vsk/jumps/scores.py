@@ -93,9 +93,9 @@ def f1_score(
 def _annotators(annotations: Sequence[Iterable[int]]) -> list[set[int]]:
     """Each annotator's change points as a set, or an error that says how to pass them."""
     sets = []
-    shown = [c.item() if isinstance(c, np.generic) else c for c in annotations]
     for marks in annotations:
         if not isinstance(marks, Iterable) or isinstance(marks, str):
+            shown = [c.item() if isinstance(c, np.generic) else c for c in annotations]
             raise TypeError(
                 f"annotations must hold one list of change points per annotator; got "
                 f"{marks!r} among them. For one annotator, wrap the list: [{shown!r}]."
