@@ -75,6 +75,10 @@ NOISE_STD = 0.25
 POINT = {"ls": 0.07, "sigma_f": 1.5, "sigma_n": 0.3, "mean": 1.5}
 #: Diagonal jitter, as PyMC's default (and ``build_model``'s).
 JITTER = 1e-6
+#: The NUTS run (N, chains, tune steps, draws per chain) that the goal "nutpie (compile +
+#: sample) no slower than PyMC's sampler" is set for: long enough for nutpie's compilation
+#: to pay for itself. Shorter runs (the quick mode's) report the ratio without judging it.
+NUTS_GOAL_RUN = (81, 4, 1000, 1000)
 #: Packages whose versions describe the run.
 PACKAGES = (
     "pymc",
@@ -1178,9 +1182,33 @@ def bench_nuts(report: Report, draws: int, tune: int, chains: int, jax: bool) ->
             flush=True,
         )
     report.raw[section] = results
+    report.add(*nuts_figures(results, chains, tune, draws))
+
+
+def nuts_figures(
+    results: Mapping[str, Mapping[str, float]], chains: int, tune: int, draws: int
+) -> list[Figure]:
+    """The figures of section 4 from the samplers' results.
+
+    The wall-time goal of nutpie against PyMC's sampler is judged on :data:`NUTS_GOAL_RUN`
+    only; for another run the ratio is reported as information, with a note saying so.
+
+    Parameters
+    ----------
+    results : mapping
+        Per sampler (``"nutpie"``, ``"pymc"``, then any other), its ``seconds_total``,
+        ``seconds_compile`` (nutpie), ``ess_per_second`` and ``ess_bulk_min``.
+    chains, tune, draws : int
+        The NUTS settings of the run (at N = 81).
+
+    Returns
+    -------
+    list of Figure
+    """
+    section = "nuts"
     nut, pym = results["nutpie"], results["pymc"]
     sampling_only = nut["ess_bulk_min"] / (nut["seconds_total"] - nut["seconds_compile"])
-    report.add(
+    figures = [
         Figure(
             section,
             "NUTS ESS/s, nutpie / PyMC sampler, N = 81 (incl. compile)",
@@ -1189,22 +1217,28 @@ def bench_nuts(report: Report, draws: int, tune: int, chains: int, jax: bool) ->
             detail=f"{nut['ess_per_second']:.1f} vs {pym['ess_per_second']:.1f} min-bulk-ESS/s; "
             f"nutpie sampling only {sampling_only:.1f} ESS/s",
         )
-    )
+    ]
     ratio = nut["seconds_total"] / pym["seconds_total"]
-    report.add(
+    judged = (81, chains, tune, draws) == NUTS_GOAL_RUN
+    detail = (
+        f"{nut['seconds_total']:.1f} s (compile {nut['seconds_compile']:.1f} s) vs "
+        f"{pym['seconds_total']:.1f} s"
+    )
+    if not judged:
+        detail += f"; the goal <= 1 is judged on {_run_label(*NUTS_GOAL_RUN[1:])} only"
+    figures.append(
         Figure(
             section,
             "NUTS wall time, nutpie (compile + sample) / PyMC sampler, N = 81",
             ratio,
-            "<= 1",
-            ratio <= 1.0,
-            detail=f"{nut['seconds_total']:.1f} s (compile {nut['seconds_compile']:.1f} s) vs "
-            f"{pym['seconds_total']:.1f} s",
+            "<= 1" if judged else "(info)",
+            ratio <= 1.0 if judged else None,
+            detail=detail,
         )
     )
-    for sampler in samplers[2:]:
+    for sampler in [name for name in results if name not in ("nutpie", "pymc")]:
         res = results[sampler]
-        report.add(
+        figures.append(
             Figure(
                 section,
                 f"NUTS ESS/s, {sampler} / PyMC sampler, N = 81 (incl. compile)",
@@ -1213,6 +1247,12 @@ def bench_nuts(report: Report, draws: int, tune: int, chains: int, jax: bool) ->
                 detail=f"{res['ess_per_second']:.1f} ESS/s, {res['seconds_total']:.1f} s",
             )
         )
+    return figures
+
+
+def _run_label(chains: int, tune: int, draws: int) -> str:
+    """A NUTS run's size as the figures write it: ``"4 × (1000 + 1000)"``."""
+    return f"{chains} × ({tune} + {draws})"
 
 
 # -- 4b. the sampler chosen by workload ------------------------------------------------------
@@ -1281,7 +1321,7 @@ def bench_sampler(
     )
     report.raw[section] = {}
     for n, chains, tune, draws in workloads:
-        label = f"N = {n}, {chains} × ({tune} + {draws})"
+        label = f"N = {n}, {_run_label(chains, tune, draws)}"
         predicted = choose_sampler(n, draws, tune, chains, cores=2)
         runs: dict[str, list[dict[str, Any]]] = {"nutpie": [], "pymc": [], "auto": []}
         for r in range(repeats):
@@ -1326,7 +1366,7 @@ def bench_sampler(
         )
         nut_pymc = [a / b for a, b in zip(secs["nutpie"], secs["pymc"], strict=True)]
         # the long run at N = 81 is the workload nutpie's compilation must pay for itself on
-        goal = (n, chains, tune, draws) == (81, 4, 1000, 1000)
+        goal = (n, chains, tune, draws) == NUTS_GOAL_RUN
         report.add(
             Figure(
                 section,
@@ -1369,10 +1409,41 @@ def bench_figure4(report: Report, n_max: int) -> None:
 
 
 # -- main -------------------------------------------------------------------------------------
+def summary_line(figures: Sequence[Figure], quick: bool) -> str:
+    """The last line of the summary: how many goals were missed, and which.
+
+    Parameters
+    ----------
+    figures : sequence of Figure
+        Every figure of the run.
+    quick : bool
+        Whether the run was the quick one, whose shorter NUTS runs leave the goals set for
+        :data:`NUTS_GOAL_RUN` unjudged (the line says so).
+
+    Returns
+    -------
+    str
+    """
+    missed = [f.name for f in figures if f.met is False]
+    line = f"{len(missed)} goal(s) missed" + (": " + "; ".join(missed) if missed else "")
+    if quick:
+        line += (
+            f" (quick mode: the nutpie / PyMC wall-time goals hold for "
+            f"{_run_label(*NUTS_GOAL_RUN[1:])} at N = {NUTS_GOAL_RUN[0]} and are not judged "
+            "here; run without --quick for them)"
+        )
+    return line
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Command-line options of the benchmarks."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smoke run at small sizes")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run at small sizes (the nutpie / PyMC wall-time goals, set for 4 × (1000 "
+        "+ 1000) draws, are then reported but not judged)",
+    )
     parser.add_argument("--out", type=Path, default=Path("out/benchmarks"), help="output directory")
     parser.add_argument(
         "--no-jax", action="store_true", help="leave out numpyro and blackjax in the NUTS figures"
@@ -1443,8 +1514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(format_machine(report.machine))
     for fig in report.figures:
         print(fig.line())
-    missed = [f.name for f in report.figures if f.met is False]
-    print(f"{len(missed)} goal(s) missed" + (": " + "; ".join(missed) if missed else ""))
+    print(summary_line(report.figures, quick))
     for path in report.save(args.out):
         print(f"saved {path}")
     return 0

@@ -436,6 +436,44 @@ def test_output_paths_that_cannot_be_written_are_refused_before_any_work(tmp_pat
     assert not (tmp_path / "f.xyz").exists()
 
 
+def test_an_output_path_ending_in_a_separator_names_a_directory_and_is_refused(
+    tmp_path, capsys, monkeypatch
+):
+    """``--plot out/`` was saved as ``out.png`` and reported as ``saved out``."""
+    data = write(tmp_path, GOOD)
+    monkeypatch.chdir(tmp_path)
+    for flag, example in (("--plot", "figure.png"), ("--json", "answer.json")):
+        with pytest.raises(SystemExit) as exit_:
+            main(["detect-jumps", str(data), "--x", "t", "--y", "v", flag, "out/"])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument {flag}: 'out/' names a directory; give a file name in it, such as " in err
+        assert f"out/{example}" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]
+
+
+def test_a_figure_without_a_suffix_is_saved_as_png_in_new_directories(tmp_path, capsys):
+    """``--plot fig`` is saved as ``fig.png``, and the command names that file."""
+    data = write(tmp_path, GOOD)
+    plot = tmp_path / "new" / "deep" / "fig"
+    argv = [data, "--x", "t", "--y", "v", "--plot", plot, "--draws", "100", "--chains", "2"]
+    status, out, _ = run_cli(capsys, *argv)
+    assert status in (0, NOT_CONVERGED)
+    assert f"saved {plot}.png" in out.splitlines()
+    assert (tmp_path / "new" / "deep" / "fig.png").read_bytes().startswith(b"\x89PNG")
+    assert not plot.exists()
+
+
+def test_a_refused_run_leaves_no_new_directories(tmp_path, capsys):
+    """The check of the output paths creates their directories for a trial only: a run
+    refused for its input leaves none behind."""
+    data = write(tmp_path, "t,v\n1,2\n")
+    argv = [data, "--x", "t", "--y", "v", "--json", tmp_path / "j" / "a.json"]
+    plot = tmp_path / "new" / "deep" / "fig.png"
+    assert_input_error(capsys, [*argv, "--plot", plot], r"data row\(s\) with a value; at least")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]
+
+
 def test_the_answer_is_written_when_the_default_figure_cannot_be(tmp_path, capsys, monkeypatch):
     """Where the figure's default place (the current directory) cannot take it, the command
     says so and writes the answer all the same."""

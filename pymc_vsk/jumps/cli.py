@@ -38,9 +38,10 @@ import difflib
 import importlib.util
 import io
 import json
+import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -1009,12 +1010,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "of y show a steady drift, also weigh, by the evidence, a model with that drift "
         "shared by every segment, so that a shift pays for a new level alone",
     )
-    parser.add_argument("--json", type=Path, metavar="OUT", help="write the answer as JSON")
+    parser.add_argument(
+        "--json",
+        type=_file_path("answer.json"),
+        metavar="OUT",
+        help="write the answer as JSON to the file OUT (missing directories are created)",
+    )
     parser.add_argument(
         "--plot",
-        type=Path,
+        type=_file_path("figure.png"),
         metavar="PATH",
-        help="where to save the figure (default: <csv name>-jumps.png in the current directory)",
+        help="save the figure to the file PATH, in the format of its suffix (.png, .pdf, .svg, "
+        "...; none means .png, which is appended); missing directories are created "
+        "(default: <csv name>-jumps.png in the current directory)",
     )
     add_quiet_option(parser)
 
@@ -1041,10 +1049,49 @@ def _unloaded_jax_hidden() -> Iterator[None]:
         sys.modules.setdefault("jax", module)
 
 
+def _file_path(example: str) -> Callable[[str], Path]:
+    """An argparse type for an output file: a path that ends with a separator names a
+    directory and is refused.
+
+    Parameters
+    ----------
+    example : str
+        A file name the message suggests.
+
+    Returns
+    -------
+    callable
+        ``parse(text) -> Path``, raising ``argparse.ArgumentTypeError`` for a directory.
+    """
+
+    def parse(text: str) -> Path:
+        if text.endswith(("/", os.sep)):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} names a directory; give a file name in it, such as "
+                f"{Path(text) / example}"
+            )
+        return Path(text)
+
+    parse.__name__ = "file_path"  # argparse names the type in its messages
+    return parse
+
+
+def _figure_file(path: Path) -> Path:
+    """The file a figure given as ``path`` is saved to: ``path`` with ``.png`` appended
+    when it has no suffix (as matplotlib saves it), unless it is a directory."""
+    if path.suffix or path.is_dir():
+        return path
+    return path.with_name(path.name + ".png")
+
+
 def _check_writable(path: Path, flag: str, figure: bool = False) -> None:
     """Refuse, before any work, an output path that cannot be written (a directory, a place
-    without write permission, a figure format matplotlib does not know); the directories
-    leading to it are created."""
+    without write permission, a figure format matplotlib does not know).
+
+    The missing directories leading to it are created for the trial and removed after it:
+    :func:`main` creates them again when it writes the file, so that a run refused later
+    leaves nothing behind.
+    """
     if figure:
         kinds = FigureCanvasBase.get_supported_filetypes()
         if path.suffix and path.suffix[1:].lower() not in kinds:
@@ -1058,6 +1105,7 @@ def _check_writable(path: Path, flag: str, figure: bool = False) -> None:
     blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
     if blocking is not None:
         raise InputError(f"--{flag} {path}: {blocking} is a file, not a directory.")
+    missing = [p for p in path.parents if not p.exists()]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         existed = path.exists()
@@ -1070,6 +1118,10 @@ def _check_writable(path: Path, flag: str, figure: bool = False) -> None:
             f"--{flag} {path}: cannot be written ({err.strerror or err}); give a path in a "
             "directory you can write to."
         ) from None
+    finally:
+        for directory in missing:  # deepest first
+            with contextlib.suppress(OSError):
+                directory.rmdir()
 
 
 def main(args: argparse.Namespace) -> int:
@@ -1118,10 +1170,11 @@ def main(args: argparse.Namespace) -> int:
             )
         if args.json is not None:
             _check_writable(args.json, "json")
-        figure = args.plot if args.plot is not None else Path(f"{args.csv.stem}-jumps.png")
         if args.plot is not None:
-            _check_writable(args.plot, "plot", figure=True)
+            figure = _figure_file(args.plot)
+            _check_writable(figure, "plot", figure=True)
         else:
+            figure = Path(f"{args.csv.stem}-jumps.png")
             try:
                 _check_writable(figure, "plot", figure=True)
             except InputError:  # the default place: the answer matters more than the figure
@@ -1198,6 +1251,7 @@ def main(args: argparse.Namespace) -> int:
                 fig = plot_detection(result, x_label=args.x, y_label=args.y)
             else:
                 fig = plot_jump_posterior(result, x_label=args.x, y_label=args.y)
+            figure.parent.mkdir(parents=True, exist_ok=True)
             fig.savefig(figure, dpi=120, bbox_inches="tight")
         saved.append(figure)
     print(result.summary())
