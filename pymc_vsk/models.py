@@ -254,8 +254,12 @@ def build_model(
         (:mod:`pymc_vsk.memory`).
     RuntimeError
         If pytensor's ``floatX`` is not float64 (:func:`require_float64`).
+    TypeError
+        An unknown keyword, or a fixed ``ls``, ``sigma_f``, ``sigma_n`` or mean that is not
+        numeric (text such as ``"0.1"``, a bool, ``None``), or text in ``X`` or ``y``.
     ValueError
-        Bad data (:func:`check_data`), several values for a one-value hyper-parameter, ``ls``
+        Bad data (:func:`check_data`), a ``jitter`` that is not one number of at least 0,
+        several values for a one-value hyper-parameter, ``ls``
         or ``ard=True`` with a kernel instance, or a variable name that ``name`` or the model
         in context already uses.
 

@@ -43,6 +43,7 @@ from pytensor.graph.replace import clone_replace
 from pytensor.tensor.random.op import RandomVariable
 
 from pymc_vsk.kernels import kernel_class, make_base_kernel
+from pymc_vsk.validation import as_float_array
 
 __all__ = [
     "MEAN_TYPES",
@@ -499,6 +500,13 @@ def parameter(
     Returns
     -------
     TensorVariable or ndarray
+
+    Raises
+    ------
+    TypeError
+        A fixed value that is not numeric: ``None``, a bool, text (``"0.1"``), complex.
+    ValueError
+        A fixed value that is not finite, or below its bound.
     """
     if is_dist(spec):
         if shape:
@@ -506,7 +514,12 @@ def parameter(
         return pm.modelcontext(None).register_rv(spec, name)
     if isinstance(spec, pt.Variable):
         return spec
-    value = np.asarray(spec, dtype=float)
+    if spec is None or np.asarray(spec).dtype == bool:  # True would be a value of 1
+        raise TypeError(
+            f"{name} must be a number (a fixed value), a tensor or a .dist() prior; got "
+            f"{spec!r}. Leave {name} out for its default prior."
+        )
+    value = as_float_array(spec, name)
     if positive and not np.all(value > 0):
         raise ValueError(f"A fixed {name} must be > 0; got {value.tolist()}.")
     if not np.all(np.isfinite(value)) or (nonnegative and np.any(value < 0)):

@@ -108,7 +108,8 @@ def as_float_array(value: npt.ArrayLike, name: str = "X") -> np.ndarray:
     Raises
     ------
     TypeError
-        If ``value`` holds dates, times or durations, or values that are not numbers.
+        If ``value`` holds dates, times or durations, complex numbers, text (even text that
+        reads as a number, which numpy would parse silently) or values that are not numbers.
 
     Examples
     --------
@@ -121,8 +122,22 @@ def as_float_array(value: npt.ArrayLike, name: str = "X") -> np.ndarray:
     """
     array = np.asarray(value)
     dated = array.dtype.kind in "mM"
+    text = array.dtype.kind in "US"
+    if array.dtype.kind == "c":
+        raise TypeError(
+            f"{name} holds complex numbers; pass real numbers (the real part, the modulus or "
+            "the phase, as meant)."
+        )
     if array.dtype == object:
         dated = any(isinstance(v, _TIMES) for v in array.ravel())
+        text = any(isinstance(v, str | bytes) for v in array.ravel())
+    if text:
+        first = next(v for v in array.ravel() if isinstance(v, str | bytes))
+        first = first.item() if isinstance(first, np.generic) else first
+        raise TypeError(
+            f"{name} must hold numbers, not text (it holds {first!r}): convert it first, e.g. "
+            "float(value), np.asarray(values, dtype=float) or pandas.to_numeric(column)."
+        )
     if dated:
         raise TypeError(
             f"Dates or durations in {name} (dtype {array.dtype}): convert them to numbers in "
@@ -179,10 +194,12 @@ def check_jitter(jitter: object, default: str) -> float:
     Raises
     ------
     ValueError
-        If ``jitter`` is not one finite number of at least 0.
+        If ``jitter`` is not one finite number of at least 0 (text or a bool included).
     """
     try:
-        value = float(np.asarray(jitter, dtype=float).item())
+        if isinstance(jitter, bool | np.bool_):  # True would be a nugget of 1
+            raise TypeError
+        value = float(as_float_array(jitter, "jitter").item())
     except (TypeError, ValueError):
         raise ValueError(
             f"jitter must be one number (it is added to the diagonal of the covariance); got "

@@ -370,3 +370,47 @@ def test_a_jitter_of_several_values_is_named():
     X, y = jump_data()
     with pytest.raises(ValueError, match=r"jitter must be one number"):
         build_model(X, y, jitter=np.array([1e-6, 1e-6]))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"ls": "0.1"},
+        {"ls": ["0.1"]},
+        {"sigma_f": "1"},
+        {"sigma_n": b"0.1"},
+        {"priors": {"ls": "0.1"}},
+        {"mean": np.array(["1.5"])},
+    ],
+    ids=["ls", "ls-list", "sigma_f", "sigma_n-bytes", "priors-dict", "mean-array"],
+)
+def test_a_hyper_parameter_given_as_text_is_refused(kwargs):
+    """numpy parses "0.1" as 0.1: a length scale written as text was fixed silently."""
+    X, y = jump_data()
+    with pytest.raises(TypeError, match=r"must hold numbers, not text .*convert it first"):
+        build_model(X, y, psi=Jump(0.5), **kwargs)
+
+
+@pytest.mark.parametrize("value", [True, None])
+def test_a_bool_or_none_for_a_hyper_parameter_is_refused(value):
+    """``ls=True`` fixed ℓ at 1; ``ls=None`` said "A fixed ls must be > 0; got nan"."""
+    X, y = jump_data()
+    with pytest.raises(TypeError, match=r"ls must be a number .*Leave ls out for its default"):
+        build_model(X, y, psi=Jump(0.5), ls=value)
+
+
+@pytest.mark.parametrize("jitter", ["1e-6", True])
+def test_a_jitter_given_as_text_or_bool_is_refused(jitter):
+    X, y = jump_data()
+    with pytest.raises(ValueError, match=r"jitter must be one number .*Leave it out"):
+        build_model(X, y, jitter=jitter)
+
+
+def test_data_given_as_text_are_refused():
+    X, y = jump_data()
+    with pytest.raises(TypeError, match=r"X must hold numbers, not text"):
+        build_model(X.astype(str), y)
+    with pytest.raises(TypeError, match=r"y must hold numbers, not text"):
+        build_model(X, y.astype(str).astype(object))
+    with pytest.raises(TypeError, match=r"ls holds complex numbers"):
+        build_model(X, y, ls=1 + 2j)
