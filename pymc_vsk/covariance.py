@@ -208,6 +208,27 @@ class _Lifted(pm.gp.cov.Covariance):
                 f"input_dim minus q={self.psi.q}): {err}"
             ) from None
 
+    def _columns_repr(self, input_dim_shown: bool = False) -> str:
+        """``", input_dim=..., active_dims=[...]"`` for the repr, each only when not the default.
+
+        Parameters
+        ----------
+        input_dim_shown : bool, default False
+            Whether the repr already shows ``input_dim`` (else it is shown when it differs
+            from the number ``d`` of columns the covariance acts on).
+
+        Returns
+        -------
+        str
+            Empty when the covariance acts on all columns of ``X``, in order.
+        """
+        columns = np.asarray(self.active_dims).tolist()
+        if columns == list(range(self.input_dim)):
+            return ""
+        shown = input_dim_shown or self.input_dim == self.d
+        width = "" if shown else f", input_dim={self.input_dim}"
+        return f"{width}, active_dims={columns}"
+
     # -- inputs -------------------------------------------------------------------------------
     def _select(self, X: Any, name: str = "X") -> Variable:
         check_inputs(X, self.input_dim, name=name, owner=repr(self))
@@ -438,7 +459,7 @@ class VSK(_Lifted):
             if _is_one(self.psi_scale)
             else f", psi_scale={_g(value) if value is not None else '...'}"
         )
-        return f"VSK({base}, {self.psi!r}{scale})"
+        return f"VSK({base}, {self.psi!r}{self._columns_repr()}{scale})"
 
     def _check_reach(self, psi_values: np.ndarray) -> None:
         ls = as_numeric(self.cov_func.ls)
@@ -604,7 +625,8 @@ class LinearVSK(_Lifted):
         super().__init__(psi, d, input_dim, active_dims, q)
 
     def __repr__(self) -> str:
-        return f"LinearVSK(input_dim={self.input_dim}, {self.psi!r})"
+        columns = self._columns_repr(input_dim_shown=True)
+        return f"LinearVSK(input_dim={self.input_dim}, {self.psi!r}{columns})"
 
     def _full(self, X: pt.TensorLike, Xs: pt.TensorLike | None) -> Variable:
         """Gram matrix Ψ(X) Ψ(Xs)ᵀ."""

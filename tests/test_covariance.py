@@ -303,3 +303,30 @@ def test_active_dims_as_a_slice_equal_the_list_of_its_columns():
     np.testing.assert_allclose(K1, K2, rtol=1e-14)
     Z = ref.lift(X[:, 1:], ref.psi_disk(X[:, 1:]))
     np.testing.assert_allclose(KL, Z @ Z.T, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("make", "shown"),
+    [
+        (lambda psi: VSK(pm.gp.cov.Matern32(2, ls=1.0), psi), ""),
+        (lambda psi: VSK(pm.gp.cov.Matern32(2, ls=1.0), psi, active_dims=[0]), ""),
+        (
+            lambda psi: VSK(pm.gp.cov.Matern32(2, ls=1.0), psi, input_dim=3, active_dims=[2]),
+            ", input_dim=3, active_dims=[2])",
+        ),
+        (lambda psi: VSK(pm.gp.cov.Matern32(3, ls=1.0), psi, active_dims=[1, 0]), "[1, 0])"),
+        (lambda psi: LinearVSK(2, psi), ""),
+        (lambda psi: LinearVSK(3, psi, active_dims=[0, 2]), "), active_dims=[0, 2])"),
+    ],
+    ids=["vsk-all", "vsk-all-listed", "vsk-one-of-three", "vsk-reordered", "linear", "linear-two"],
+)
+def test_repr_names_the_columns_a_vsk_acts_on_unless_all(make, shown):
+    """Two VSKs on different columns of X had the same repr, also in the messages that
+    quote it (a wrong number of columns of X)."""
+    psi = scaling.Jump(0.5)
+    text = repr(make(psi))
+    if shown:
+        assert text.endswith(shown)
+    else:
+        assert "active_dims" not in text and text.endswith(f"{psi!r})")
+    assert text.count("input_dim=3") <= 1
