@@ -110,3 +110,25 @@ def test_summary_of_one_node_count_names_only_it_and_fits_no_slope(sweep, recwar
     assert not [w for w in recwarn if "Polyfit" in str(w.message)]
     assert figure4.format_summary(_first(sweep, 2)).startswith("Figure 4: N = 30, 50 Halton")
     assert figure4.format_summary(sweep).startswith("Figure 4: N = 30, 50, …, 110 Halton nodes")
+
+
+@pytest.mark.parametrize(
+    ("n_max", "error", "match"),
+    [
+        (1e20, TypeError, r"n_max must be an integer \(int\); got 1e\+20"),
+        (790.0, TypeError, r"n_max must be an integer \(int\); got 790\.0"),
+        ("790", TypeError, r"n_max must be an integer \(int\); got '790'"),
+        (True, TypeError, r"n_max must be an integer \(int\); got True"),
+        (20, ValueError, r"n_max must be at least 30; got 20"),
+        (6000, MemoryError, r"A dense GP on 6000 nodes .*above the limit.*smaller n_max"),
+        (10**20, MemoryError, r"A dense GP on 10{20} nodes .*above the limit.*smaller n_max"),
+    ],
+    ids=["1e20", "float", "text", "bool", "below-30", "6000", "10**20"],
+)
+def test_compute_refuses_a_bad_n_max_before_any_work(monkeypatch, n_max, error, match):
+    """compute() from Python, unlike the command line, took any n_max: 1e20 failed in numpy
+    ("array is too big"), 6000 would have failed hours into the sweep."""
+    monkeypatch.delenv("PYMC_VSK_MEMORY_LIMIT", raising=False)
+    monkeypatch.setattr(figure4, "MleFitter", lambda *args: pytest.fail("the sweep started"))
+    with pytest.raises(error, match=match):
+        figure4.compute(n_max=n_max)

@@ -169,7 +169,19 @@ def compute(
     Returns
     -------
     Sweep
+
+    Raises
+    ------
+    TypeError
+        ``n_max`` not an integer (``1e20``, ``790.0``, ``"790"``).
+    ValueError
+        ``n_max`` below 30.
+    MemoryError
+        ``n_max`` beyond the memory limit (:func:`pymc_vsk.memory.check_dense`), checked
+        before any work, as ``pymc-vsk reproduce figure4`` checks ``--n-max``.
     """
+    n_max = harness.check_count(n_max, "n_max", N_FIRST)
+    harness.check_size(n_max, n_max + harness.N_GRID, "n_max")
     ns = node_counts(n_max)
     used = seed_list(seeds)
     values = {m: {c: np.full((len(ns), len(used)), np.nan) for c in COLUMNS} for m in MODELS}

@@ -12,12 +12,13 @@ r"""What the reproductions share: the MLE fitter, the evaluation grid, seeds, CS
   sweeps with pandas; :func:`add_out_option`, :func:`add_seeds_option` and
   :func:`add_n_max_option` are the command-line options the experiments have in common, and
   :func:`size_problem` and :func:`refuse` turn sizes beyond the memory limit away before any
-  work.
+  work (:func:`check_size` and :func:`check_count` raise instead, for calls from Python).
 """
 
 from __future__ import annotations
 
 import argparse
+import numbers
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ __all__ = [
     "add_n_max_option",
     "add_out_option",
     "add_seeds_option",
+    "check_count",
+    "check_size",
     "csv_cell",
     "describe_counts",
     "evaluation_grid",
@@ -152,12 +155,43 @@ def node_counts(first: int, step: int, last: int) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        ``last`` not an integer.
     ValueError
         ``last < first``.
     """
-    if last < first:
-        raise ValueError(f"n_max must be at least {first}; got {last}.")
+    check_count(last, "n_max", first)
     return np.arange(first, last + 1, step)
+
+
+def check_count(value: object, name: str, low: int) -> int:
+    """``value`` as an int, refused unless it is a whole number (not a bool) of at least ``low``.
+
+    Parameters
+    ----------
+    value : object
+        The count given (a number of nodes).
+    name : str
+        Its argument name, for the message.
+    low : int
+        Smallest value accepted.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        ``value`` not an integer (a float such as ``1e20``, text, a bool).
+    ValueError
+        ``value < low``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer (int); got {value!r}.")
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}; got {value}.")
+    return int(value)
 
 
 def describe_counts(n_nodes: Sequence[int]) -> str:
@@ -420,16 +454,37 @@ def size_problem(
     -------
     str or None
     """
+    try:
+        check_size(n_nodes, n_points, nodes_option, points_option)
+    except (MemoryError, ValueError) as err:  # ValueError: PYMC_VSK_MEMORY_LIMIT not a size
+        return str(err)
+    return None
+
+
+def check_size(
+    n_nodes: int, n_points: int, nodes_option: str, points_option: str | None = None
+) -> None:
+    """Raise the error :func:`size_problem` describes: for experiments run from Python.
+
+    Parameters
+    ----------
+    n_nodes, n_points, nodes_option, points_option
+        As in :func:`size_problem` (the options are argument names, e.g. ``"n_max"``).
+
+    Raises
+    ------
+    MemoryError
+        If a dense GP on ``n_nodes`` nodes, or its prediction at ``n_points`` points, exceeds
+        the memory limit (:func:`pymc_vsk.memory.check_dense`).
+    ValueError
+        If the memory limit set in the environment is not a size.
+    """
     checks = (
         (n_nodes, f"A dense GP on {n_nodes} nodes", nodes_option),
         (n_points, f"Predicting at {n_points} points", points_option or nodes_option),
     )
-    try:
-        for rows, what, option in checks:
-            check_dense(rows, n_nodes, what, fix=f"Give a smaller {option}.")
-    except (MemoryError, ValueError) as err:  # ValueError: PYMC_VSK_MEMORY_LIMIT not a size
-        return str(err)
-    return None
+    for rows, what, option in checks:
+        check_dense(rows, n_nodes, what, fix=f"Give a smaller {option}.")
 
 
 def refuse(experiment: str, problem: str) -> int:
