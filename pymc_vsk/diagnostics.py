@@ -8,6 +8,8 @@ scalar parameter: two chains whose intervals do not overlap sample different mod
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -17,7 +19,15 @@ import xarray as xr
 
 from pymc_vsk.draws import posterior
 
-__all__ = ["ESS_MIN", "RHAT_MAX", "Diagnostics", "chains_in_different_modes", "diagnose"]
+__all__ = [
+    "ESS_MIN",
+    "MODE_PROB",
+    "RHAT_MAX",
+    "Diagnostics",
+    "chains_in_different_modes",
+    "diagnose",
+    "min_draws_for_modes",
+]
 
 #: The largest acceptable rank-normalised r̂ (Vehtari et al. 2021).
 RHAT_MAX = 1.01
@@ -77,8 +87,32 @@ class Diagnostics:
         return "\n".join(lines)
 
 
+#: Mass of the central interval of each chain that :func:`chains_in_different_modes` compares.
+MODE_PROB = 0.8
+
+
+def min_draws_for_modes(prob: float = MODE_PROB) -> int:
+    """Draws per chain that a central ``prob`` interval needs: one beyond each of its ends.
+
+    With fewer, a chain's interval is spanned by its few draws alone and chains of one
+    distribution look apart: of four chains of independent draws, one draw each always "sit
+    in different modes", two each about half the time; at this minimum (10 for 0.8), about
+    one time in 10 000.
+
+    Parameters
+    ----------
+    prob : float, default 0.8
+        Mass of the central interval, in (0, 1).
+
+    Returns
+    -------
+    int
+    """
+    return math.ceil(2 / (1 - prob) - 1e-9)  # 2 / (1 - 0.8) rounds to 10.000000000000002
+
+
 def chains_in_different_modes(
-    idata: xr.DataTree, var_names: Sequence[str] | None = None, prob: float = 0.8
+    idata: xr.DataTree, var_names: Sequence[str] | None = None, prob: float = MODE_PROB
 ) -> list[str]:
     """Messages for parameters whose chains' central ``prob`` intervals do not overlap.
 
@@ -87,19 +121,40 @@ def chains_in_different_modes(
     Parameters
     ----------
     idata : DataTree
-        Posterior draws with at least two chains.
+        Posterior draws with at least two chains (a single chain gives no message) of at
+        least :func:`min_draws_for_modes` draws each (10 for ``prob=0.8``).
     var_names : str or sequence of str, optional
         Variables to compare (default: every variable of the posterior); ``"~name"``
         leaves ``name`` out, as in arviz.
     prob : float, default 0.8
-        Mass of the central interval compared.
+        Mass of the central interval compared, in (0, 1).
 
     Returns
     -------
     list of str
+
+    Raises
+    ------
+    ValueError
+        ``prob`` not in (0, 1), or several chains of fewer draws than
+        :func:`min_draws_for_modes`: their intervals say nothing about modes.
     """
+    if isinstance(prob, bool) or not isinstance(prob, numbers.Real) or not 0 < prob < 1:
+        raise ValueError(
+            f"prob is the mass of each chain's central interval, a number in (0, 1) such as "
+            f"0.8; got {prob!r}."
+        )
     post = posterior(idata)
     names = _names(post, var_names)
+    n_chains, n_draws = int(post.sizes["chain"]), int(post.sizes["draw"])
+    need = min_draws_for_modes(prob)
+    if n_chains >= 2 and n_draws < need:
+        raise ValueError(
+            f"Comparing the chains' central {prob:g} intervals needs at least {need} draws per "
+            f"chain (one beyond each end of the interval); the posterior has {n_draws}. With "
+            "fewer, chains of one distribution look like different modes: sample more draws "
+            "(hundreds, which r̂ and ESS need too)."
+        )
     messages = []
     lo_q, hi_q = (1 - prob) / 2, (1 + prob) / 2
     for name in names:
@@ -230,7 +285,15 @@ def diagnose(
         problems.append(
             f"{divergences} divergent transition(s): reparameterise or raise target_accept"
         )
-    modes = chains_in_different_modes(idata, names)
+    n_draws = int(post.sizes["draw"])
+    if n_chains >= 2 and n_draws < min_draws_for_modes():
+        modes = []
+        problems.append(
+            f"chains of {n_draws} draw(s) are too short to tell whether they sit in different "
+            f"modes (that needs {min_draws_for_modes()} draws per chain); sample more draws"
+        )
+    else:
+        modes = chains_in_different_modes(idata, names)
     problems += modes
     exact = [str(row) for row in table.index if row in fixed]
     return Diagnostics(table, divergences, n_samples, modes, problems, exact)

@@ -126,3 +126,33 @@ def test_a_boolean_deterministic_is_diagnosed_as_zeros_and_ones():
     assert report.ok, report.problems
     assert report.exact == ["never"]
     assert report.table.loc["above", "r_hat"] < 1.01
+
+
+@pytest.mark.parametrize("draws", [1, 2, 9])
+def test_chains_too_short_to_compare_are_refused_not_called_modes(draws):
+    """Four chains of one draw each of one distribution were reported as sitting in four
+    different modes (each chain's interval is its one draw); two draws each, in three."""
+    rng = np.random.default_rng(seed(10))
+    idata = az.from_dict({"posterior": {"a": rng.normal(size=(4, draws))}})
+    with pytest.raises(ValueError, match=rf"needs at least 10 draws per chain.*has {draws}\."):
+        chains_in_different_modes(idata)
+    report = diagnose(idata)
+    assert report.modes == [] and not report.ok
+    assert f"chains of {draws} draw(s) are too short" in " ".join(report.problems)
+    assert not any("chains sit in" in p for p in report.problems)
+
+
+def test_ten_draws_per_chain_are_compared_and_prob_is_checked():
+    spread = np.linspace(-1.0, 1.0, 10)  # chains of one distribution, a little apart
+    idata = az.from_dict({"posterior": {"a": spread + 0.1 * np.arange(4)[:, None]}})
+    assert chains_in_different_modes(idata) == []
+    apart = az.from_dict({"posterior": {"a": spread + 10.0 * np.arange(4)[:, None]}})
+    assert "a: chains sit in 4 different modes" in chains_in_different_modes(apart)[0]
+    assert chains_in_different_modes(idata, prob=0.5) == []
+    with pytest.raises(ValueError, match=r"needs at least 40 draws per chain"):
+        chains_in_different_modes(idata, prob=0.95)
+    for prob in (0.0, 1.0, 80, True):
+        with pytest.raises(ValueError, match=r"prob is the mass .* in \(0, 1\)"):
+            chains_in_different_modes(idata, prob=prob)
+    one_chain = az.from_dict({"posterior": {"a": spread[None, :3]}})
+    assert chains_in_different_modes(one_chain) == []  # nothing to compare it with
