@@ -239,9 +239,13 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
             Unknown ``method``, ``kernel`` or ``priors`` (the message lists the valid ones),
             invalid counts, or data that scikit-learn's checks or :func:`pymc_vsk.build_model`
             refuse.
+        TypeError
+            ``standardize`` not a bool, ``psi`` not callable, or text, dates or durations in
+            ``X`` or ``y`` (convert them to numbers first).
         """
         self._check_params()
-        _refuse_times(X)
+        _refuse_non_numbers(X, "X")
+        _refuse_non_numbers(y, "y")
         # copies, as scikit-learn's GPs keep (copy_X_train): the shared model swaps back to
         # these arrays whenever this estimator predicts, whatever the caller did to its own
         X, y = validate_data(
@@ -333,6 +337,8 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
             low = 0 if name == "tune" else 1
             if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
                 raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
+        if not isinstance(self.standardize, bool | np.bool_):  # bool("no") is True
+            raise TypeError(f"standardize must be True or False; got {self.standardize!r}.")
         if self.psi is not None and not callable(self.psi):
             raise TypeError(
                 "psi must be None (a stationary GP), a pymc_vsk.scaling ScalingFunction or a "
@@ -383,7 +389,7 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         if return_std and return_cov:
             raise RuntimeError("At most one of return_std or return_cov can be requested.")
         check_is_fitted(self)
-        _refuse_times(X)
+        _refuse_non_numbers(X, "X")
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         with self._shared_model().using(self.X_train_, self.y_train_):
             pred = self._prediction(X)
@@ -415,9 +421,22 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
         Returns
         -------
         ndarray, shape (n_samples_X, n_samples)
+
+        Raises
+        ------
+        ValueError
+            ``n_samples`` not a whole number of at least 0.
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
         """
+        if (
+            not isinstance(n_samples, int | np.integer)
+            or isinstance(n_samples, bool | np.bool_)
+            or n_samples < 0
+        ):
+            raise ValueError(f"n_samples must be an integer >= 0; got {n_samples!r}.")
         check_is_fitted(self)
-        _refuse_times(X)
+        _refuse_non_numbers(X, "X")
         X = validate_data(self, X, reset=False, dtype=np.float64, order="C")
         seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
         with self._shared_model().using(self.X_train_, self.y_train_):
@@ -507,14 +526,34 @@ def _fingerprint(obj: object) -> Hashable:
     return obj
 
 
-def _refuse_times(X: object) -> None:
-    """Refuse dates and durations (scikit-learn's checks would turn them into tick counts)."""
-    dtypes = getattr(X, "dtypes", None)  # a DataFrame's columns
-    kinds = set() if dtypes is None else {getattr(d, "kind", "O") for d in np.atleast_1d(dtypes)}
-    if not kinds and isinstance(X, np.ndarray | list | tuple):
-        kinds = {np.asarray(X).dtype.kind}
-    if kinds & {"m", "M", "O"}:
-        as_float_array(np.asarray(X), "X")
+def _refuse_non_numbers(values: object, name: str) -> None:
+    """Refuse text, dates and durations, which scikit-learn's checks would turn into numbers.
+
+    scikit-learn parses text that reads as a number and counts the ticks of dates and
+    durations (in a unit that depends on how they were stored); :func:`pymc_vsk.build_model`
+    refuses both, and so does the estimator, for X and y alike.
+
+    Parameters
+    ----------
+    values : object
+        The inputs or targets as given (array, list, DataFrame, Series, ...).
+    name : str
+        How to call them in messages, ``"X"`` or ``"y"``.
+
+    Raises
+    ------
+    TypeError
+        If ``values`` holds text, dates, times or durations.
+    """
+    dtypes = getattr(values, "dtypes", None)  # a DataFrame's columns or a Series' one dtype
+    if dtypes is not None:
+        kinds = {getattr(d, "kind", "O") for d in np.atleast_1d(np.asarray(dtypes, dtype=object))}
+    elif isinstance(values, np.ndarray | list | tuple):
+        kinds = {np.asarray(values).dtype.kind}
+    else:
+        kinds = set()
+    if kinds & {"m", "M", "O", "U", "S"}:
+        as_float_array(np.asarray(values), name)
 
 
 @dataclass(eq=False)

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import pickle
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import ConstantKernel, Matern, WhiteKernel
@@ -283,3 +289,122 @@ def test_pickled_estimator_predicts_the_same(change):
     reg.set_params(**change)
     for same in (reg, pickle.loads(pickle.dumps(reg)), copy.deepcopy(reg)):
         np.testing.assert_allclose(same.predict(grid), fitted, rtol=1e-12)
+
+
+# -- inputs as a scikit-learn user gives them ---------------------------------------------------
+@pytest.fixture(scope="module")
+def fitted() -> VSKRegressor:
+    X, y = smooth_data(12, 0)
+    return VSKRegressor(n_starts=1, random_state=0).fit(X, y)
+
+
+_X, _Y = smooth_data(12, 0)
+_DAYS = np.datetime64("2001-01-01") + np.arange(12).astype("timedelta64[D]")
+
+
+@pytest.mark.parametrize(
+    ("method", "args", "problem"),
+    [
+        ("fit", (_X.astype(str), _Y), r"X must hold numbers, not text"),
+        ("fit", (_X.astype(str).astype(bytes), _Y), r"X must hold numbers, not text"),
+        ("fit", ([*_X.tolist(), ["1.5"]], [*_Y, 0.0]), r"X must hold numbers, not text"),
+        ("fit", (_X, _Y.astype(str)), r"y must hold numbers, not text"),
+        ("fit", (_X, [str(v) for v in _Y]), r"y must hold numbers, not text"),
+        ("fit", (_X, _DAYS), r"Dates or durations in y \(dtype datetime64\[D\]\)"),
+        (
+            "fit",
+            (_X, pd.Series(pd.to_timedelta(1e3 * _Y, unit="s"))),
+            r"Dates or durations in y \(dtype timedelta64",
+        ),
+        ("predict", (_X.astype(str),), r"X must hold numbers, not text"),
+        ("sample_y", (_X.astype(str),), r"X must hold numbers, not text"),
+    ],
+    ids=[
+        "X-text",
+        "X-bytes",
+        "X-list-with-text",
+        "y-text",
+        "y-list-of-text",
+        "y-dates",
+        "y-durations-series",
+        "predict-X-text",
+        "sample_y-X-text",
+    ],
+)
+def test_text_dates_and_durations_are_refused_as_build_model_refuses_them(
+    fitted, method, args, problem
+):
+    """scikit-learn's checks parse text that reads as a number and count the ticks of dates
+    and durations (durations in a Series became nanoseconds, a y of dates days since 1970):
+    the estimator fitted those silently, while build_model refuses them."""
+    estimator = VSKRegressor(n_starts=1) if method == "fit" else fitted
+    with pytest.raises(TypeError, match=problem):
+        getattr(estimator, method)(*args)
+
+
+def test_numbers_in_lists_objects_bools_and_pandas_are_still_accepted(fitted):
+    X, y = smooth_data(12, 0)
+    grid = np.linspace(0, 1, 5)[:, None]
+    expected = fitted.predict(grid)
+    for X_as, y_as in [
+        (X.tolist(), y.tolist()),
+        (X.astype(object), y.astype(object)),
+        (pd.DataFrame({"x": X[:, 0]}), pd.Series(y, name="y")),
+        (pd.DataFrame({"x": X[:, 0].astype(object)}), pd.Series(y.astype(object))),
+    ]:
+        ours = clone(fitted).fit(X_as, y_as)
+        at = pd.DataFrame({"x": grid[:, 0]}) if isinstance(X_as, pd.DataFrame) else grid
+        np.testing.assert_allclose(ours.predict(at), expected, rtol=1e-10)
+    assert clone(fitted).fit(X, y > 0).y_train_.dtype == np.float64
+
+
+@pytest.mark.parametrize("value", ["no", None, 1, 0.0])
+def test_standardize_must_be_a_bool(value):
+    """``bool("no")`` is True: a string or a number used to be read by its truth value."""
+    X, y = smooth_data(10, 0)
+    with pytest.raises(TypeError, match=r"standardize must be True or False; got"):
+        VSKRegressor(standardize=value, n_starts=1).fit(X, y)
+
+
+@pytest.mark.parametrize("n_samples", [2.7, -1, True, "3"])
+def test_sample_y_refuses_a_count_that_is_not_a_whole_number(fitted, n_samples):
+    """2.7 draws used to give 2 without a word."""
+    with pytest.raises(ValueError, match=r"n_samples must be an integer >= 0; got"):
+        fitted.sample_y(np.zeros((3, 1)), n_samples)
+
+
+def test_sample_y_takes_any_whole_count(fitted):
+    grid = np.zeros((3, 1))
+    assert fitted.sample_y(grid, 0).shape == (3, 0)
+    assert fitted.sample_y(grid, np.int64(2)).shape == (3, 2)
+
+
+def test_a_pickled_estimator_predicts_the_same_in_a_fresh_process(tmp_path):
+    """No model travels in the pickle: the new process builds it again from the fitted
+    configuration and must give the same mean, std, covariance and draws."""
+    X, y = jump_data(20, seed(12))
+    reg = VSKRegressor(psi=Jump(0.5), n_starts=2, random_state=0).fit(X, y)
+    grid = np.linspace(0, 1, 6)[:, None]
+    mean, std = reg.predict(grid, return_std=True)
+    _, cov = reg.predict(grid, return_cov=True)
+    draws = reg.sample_y(grid, 3, random_state=1)
+    (tmp_path / "fitted.pkl").write_bytes(pickle.dumps(reg))
+    script = (
+        "import pickle, sys\n"
+        "import numpy as np\n"
+        "reg = pickle.loads(open(sys.argv[1], 'rb').read())\n"
+        "grid = np.linspace(0, 1, 6)[:, None]\n"
+        "mean, std = reg.predict(grid, return_std=True)\n"
+        "_, cov = reg.predict(grid, return_cov=True)\n"
+        "draws = reg.sample_y(grid, 3, random_state=1)\n"
+        "np.savez(sys.argv[2], mean=mean, std=std, cov=cov, draws=draws)\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "fitted.pkl"), str(tmp_path / "out.npz")],
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+    )
+    got = np.load(tmp_path / "out.npz")
+    for name, ours in [("mean", mean), ("std", std), ("cov", cov), ("draws", draws)]:
+        np.testing.assert_allclose(got[name], ours, rtol=1e-10, atol=1e-14, err_msg=name)
