@@ -51,7 +51,7 @@ from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.caching import cached
 from pymc_vsk.modes import PYTHON_MODE
-from pymc_vsk.validation import PSI_ON_TENSORS, as_float_array
+from pymc_vsk.validation import PSI_ON_TENSORS, as_float_array, check_finite
 
 __all__ = [
     "Corner",
@@ -240,13 +240,14 @@ class ScalingFunction:
         -------
         ndarray, shape (n,) if ``q == 1`` else (n, q)
         """
-        X = np.asarray(X, dtype=float)
+        X = as_float_array(X, "X")
         if X.ndim != 2:
             raise ValueError(
                 f"psi takes a 2-D array of shape (n, d); got shape {X.shape}. "
                 "For 1-D inputs pass x[:, None]."
             )
         self._check_columns(X.shape[1])
+        check_finite(X, "X", "ψ is defined at finite inputs only: remove or impute those rows.")
         values = {}
         for name, value in self.params.items():
             num = numeric_value(value, point)
@@ -259,7 +260,10 @@ class ScalingFunction:
         # static shapes: length-1 axes broadcast, others are free
         key = tuple(tuple(1 if n == 1 else None for n in np.shape(v)) for v in values.values())
         fn = cached(self, "numpy", key, lambda: self._compile_numpy(key))
-        return np.asarray(fn(X, *values.values()), dtype=float)
+        out = np.asarray(fn(X, *values.values()), dtype=float)
+        if out.shape not in ({(len(X),), (len(X), 1)} if self.q == 1 else {(len(X), self.q)}):
+            raise ValueError(_wrong_shape(self, out.shape, X.shape))
+        return out
 
     def _compile_numpy(self, shapes: tuple[tuple[int | None, ...], ...]) -> Callable:
         X = pt.matrix("X", dtype="float64")
@@ -273,8 +277,21 @@ class ScalingFunction:
         )
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={_short(v)}" for k, v in self.params.items())
-        return f"{type(self).__name__}({args})"
+        args = [f"{k}={_short(v)}" for k, v in self.params.items()]
+        if getattr(self, "dim", 0):  # the column, when it is not the first
+            args.append(f"dim={self.dim}")
+        return f"{type(self).__name__}({', '.join(args)})"
+
+
+def _wrong_shape(psi: ScalingFunction, shape: tuple[int, ...], X_shape: tuple[int, ...]) -> str:
+    """The message for a ψ whose values do not have one row of q columns per input row."""
+    n = X_shape[0]
+    expected = f"({n},) or ({n}, 1)" if psi.q == 1 else f"({n}, {psi.q})"
+    return (
+        f"ψ = {psi!r} returned shape {shape} for X of shape {X_shape}; expected {expected}: "
+        f"one value (or a row of q={psi.q} values) per input row. Make ψ map an (n, d) array "
+        "to (n,) or (n, q), and pass q= for q > 1."
+    )
 
 
 def _short(v: Any) -> str:
@@ -318,7 +335,8 @@ def _column(X: Any, dim: int) -> Any:
 
 def _column_index(dim: Any, owner: str) -> int:
     """``dim`` as a column index of X, or a ValueError naming it."""
-    if isinstance(dim, bool) or int(dim) != dim or dim < 0:
+    whole = isinstance(dim, int | np.integer) and not isinstance(dim, bool)
+    if not (whole or (isinstance(dim, float) and dim.is_integer())) or dim < 0:
         raise ValueError(f"{owner}'s dim is a column index of X (0, 1, ...); got {dim!r}.")
     return int(dim)
 
@@ -385,8 +403,9 @@ class SmoothJump(_UnitSteps, ScalingFunction):
     ----------
     locations, amplitudes : float, sequence or random variable
         As in :class:`Jump`.
-    width : float or random variable, default 0.01
-        Transition width ``w`` (same units as ``x``): the step is σ((x − t)/w), so 90 % of it
+    width : float, sequence of float or random variable, default 0.01
+        Transition width ``w`` (same units as ``x``), one for all locations or one per
+        location: the step is σ((x − t)/w), so 90 % of it
         happens within ``±2.95 w`` of the location t (a fraction tanh(a/2) within ``±a w``).
     dim : int, default 0
     """
@@ -401,7 +420,8 @@ class SmoothJump(_UnitSteps, ScalingFunction):
         locations = _vector(locations, "locations", "SmoothJump")
         amplitudes = _vector(amplitudes, "amplitudes", "SmoothJump")
         _same_count(locations, amplitudes, "SmoothJump")
-        _check_value(width, "width", "SmoothJump", positive=True)
+        count = pt.as_tensor_variable(locations).type.shape[0]
+        _check_value(width, "width", "SmoothJump", positive=True, sizes=(1, count or 1))
         super().__init__(locations=locations, amplitudes=amplitudes, width=width)
         self.dim = _column_index(dim, "SmoothJump")
 
@@ -438,6 +458,7 @@ class Region(_UnitSteps, ScalingFunction):
             raise TypeError(
                 f"Region needs a callable predicate(X); got {type(predicate).__name__}."
             )
+        _check_value(amplitude, "amplitude", "Region")
         super().__init__(amplitude=amplitude)
         self.predicate = predicate
 
@@ -474,6 +495,11 @@ class _SignedDistanceRegion(_UnitSteps, ScalingFunction):
         if self.hard:
             return amplitude * pt.where(s <= 0, 1.0, 0.0)
         return amplitude * pt.sigmoid(-s / width)
+
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in self.params.items() if not (self._hard and k == "width")}
+        args = ", ".join(f"{k}={_short(v)}" for k, v in shown.items())
+        return f"{type(self).__name__}({args}{', width=None' if self._hard else ''})"
 
     @property
     def hard(self) -> bool:
@@ -533,7 +559,10 @@ class Disk(_SignedDistanceRegion):
         return pt.as_tensor_variable(self.params["center"]).type.shape[0] or 1
 
     def _signed_distance(self, X, center, radius):
-        return pt.sqrt(((X - center[None, :]) ** 2).sum(axis=1)) - radius
+        squared = ((X - center[None, :]) ** 2).sum(axis=1)
+        # the norm's derivative 0 at the centre itself (sqrt's is infinite there, 0 · ∞ = NaN)
+        safe = pt.where(squared > 0, squared, 1.0)
+        return pt.where(squared > 0, pt.sqrt(safe), 0.0) - radius
 
 
 class HalfPlane(_SignedDistanceRegion):
@@ -593,8 +622,11 @@ class Weierstrass(ScalingFunction):
     """
 
     def __init__(self, K: int, a: Parameter = 0.5, b: Parameter = 3.0) -> None:
-        if int(K) != K or K < 0:
+        whole = isinstance(K, int | float | np.integer | np.floating) and not isinstance(K, bool)
+        if not (whole and np.isfinite(K) and int(K) == K and K >= 0):
             raise ValueError(f"Weierstrass needs an integer K >= 0; got {K!r}.")
+        _check_value(a, "a", "Weierstrass")
+        _check_value(b, "b", "Weierstrass")
         super().__init__(a=a, b=b)
         self.K = int(K)
 
@@ -606,6 +638,11 @@ class Weierstrass(ScalingFunction):
     def columns_needed(self) -> int:
         """Two: ψ reads x₁ and x₂."""
         return 2
+
+    def __repr__(self) -> str:
+        return (
+            f"Weierstrass(K={self.K}, a={_short(self.params['a'])}, b={_short(self.params['b'])})"
+        )
 
     def _formula(self, X, a, b):
         x1, x2 = X[:, 0], X[:, 1]
@@ -743,7 +780,18 @@ class FromFunction(ScalingFunction):
         return cls(_tanh_example)
 
     def _formula(self, X, **params):
-        return _call_user_function(self.fn, X, **params)
+        out = pt.as_tensor_variable(_call_user_function(self.fn, X, **params))
+        if out.ndim not in (1, 2):
+            raise ValueError(
+                f"ψ = {self!r} returned a {out.ndim}-D tensor; it must return (n,) or (n, q)."
+            )
+        columns = 1 if out.ndim == 1 else out.type.shape[1]
+        if columns is not None and columns != self.q:
+            raise ValueError(
+                f"ψ = {self!r} returns {columns} column(s) but declares q = {self.q}: make them "
+                "agree (FromFunction(fn, q=...))."
+            )
+        return out
 
     def __repr__(self) -> str:
         name = getattr(self.fn, "__name__", type(self.fn).__name__)
@@ -852,20 +900,34 @@ def _vector(value: Any, name: str = "parameter", owner: str = "ψ") -> Any:
         )
     if array.size == 0:
         raise ValueError(f"{owner}'s {name} is empty: give at least one value.")
-    _check_value(array, name, owner)
+    _check_value(array, name, owner, sizes=(array.size,))
     return array
 
 
-def _check_value(value: Any, name: str, owner: str, *, positive: bool = False) -> None:
-    """A ValueError naming the parameter when its numeric value is not finite (or not > 0).
+def _check_value(
+    value: Any, name: str, owner: str, *, positive: bool = False, sizes: Sequence[int] = (1,)
+) -> None:
+    """A ValueError naming the parameter unless its numeric value is fit for ψ.
 
-    Random parameters (PyMC variables) are not checked: their priors say where they lie.
+    The value must hold numbers (not text), as many as one of ``sizes`` (one number by
+    default), all finite and, with ``positive``, all above 0. Random parameters (PyMC
+    variables) are not checked: their priors say where they lie.
     """
-    number = None if value is None else numeric_value(value)
+    if value is None:
+        return
+    if not _is_symbolic(value):
+        if np.asarray(value).dtype == bool:  # True would be the number 1
+            raise TypeError(f"{owner}'s {name} must be a number, not a bool; got {value!r}.")
+        value = as_float_array(value, f"{owner}'s {name}")
+    number = numeric_value(value)
     if number is None:
         return
     shown = np.ravel(number).tolist()
     shown = shown[0] if len(shown) == 1 else shown
+    if number.size not in sizes or number.ndim > 1:
+        more = " or ".join(str(k) for k in sorted(set(sizes) - {1}))
+        what = f"one number or {more} numbers" if more else "one number"
+        raise ValueError(f"{owner}'s {name} must be {what}; got {shown} (shape {number.shape}).")
     if not np.all(np.isfinite(number)):
         raise ValueError(f"{owner}'s {name} must be finite; got {shown}.")
     if positive and not np.all(number > 0):

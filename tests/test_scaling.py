@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pymc as pm
+import pytensor
 import pytensor.tensor as pt
 import pytest
 
@@ -190,3 +191,84 @@ def test_stack_checks_the_columns_each_part_reads():
     np.testing.assert_array_equal(
         stacked(X[:, :2]), np.c_[ref.psi_disk(X[:, :2]), ref.psi_jump(X[:, :2])]
     )
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "match"),
+    [
+        (lambda: scaling.Corner(x0=[0.2, 0.5]), ValueError, "Corner's x0 must be one number"),
+        (lambda: scaling.Corner(x0="0.5"), TypeError, "Corner's x0 must hold numbers"),
+        (lambda: scaling.Corner(amplitude=True), TypeError, "amplitude must be a number, not"),
+        (lambda: scaling.SmoothJump(0.5, width="0.1"), TypeError, "width must hold numbers"),
+        (lambda: scaling.SmoothJump(0.5, width=[0.1, 0.2]), ValueError, "width must be one"),
+        (lambda: scaling.Disk([0.5, 0.5], [0.3, 0.2]), ValueError, "radius must be one number"),
+        (lambda: scaling.HalfPlane([1.0, 1.0], [1.0, 2.0]), ValueError, "offset must be one"),
+        (lambda: scaling.Region(lambda X: X[:, 0] > 0, [1.0, 2.0]), ValueError, "one number"),
+        (lambda: scaling.Region(lambda X: X[:, 0] > 0, np.nan), ValueError, "must be finite"),
+        (lambda: scaling.Weierstrass(3, a=np.nan), ValueError, "Weierstrass's a must be finite"),
+        (lambda: scaling.Weierstrass(np.nan), ValueError, "integer K >= 0"),
+        (lambda: scaling.Weierstrass(True), ValueError, "integer K >= 0"),
+        (lambda: scaling.Jump(0.5, dim="a"), ValueError, "dim is a column index"),
+        (lambda: scaling.Jump(0.5, dim=None), ValueError, "dim is a column index"),
+    ],
+)
+def test_a_parameter_of_the_wrong_kind_or_count_is_refused_where_it_is_given(make, error, match):
+    """A vector x0, radius or offset failed later with numpy's "operands could not be broadcast
+    together"; a single jump with two widths silently summed two steps (ψ twice as large);
+    text, a bool, NaN amplitudes and a NaN or bool K were taken as they were."""
+    with pytest.raises(error, match=match):
+        make()
+
+
+def test_smooth_jumps_take_one_width_or_one_per_location():
+    X = inputs(1, 7, seed=4)
+    both = scaling.SmoothJump([0.3, 0.6], width=[0.05, 0.1]).numpy(X)
+    separate = scaling.SmoothJump(0.3, width=0.05).numpy(X) + scaling.SmoothJump(
+        0.6, width=0.1
+    ).numpy(X)
+    np.testing.assert_allclose(both, separate, rtol=1e-14)
+
+
+def test_inputs_with_nan_or_text_are_refused_instead_of_read_as_a_side_of_the_jump():
+    """NaN in X gave ψ = 0 (NaN >= t is False) and the text '0.7' was parsed as a number."""
+    with pytest.raises(ValueError, match="X contains 1 NaN"):
+        scaling.Jump(0.5).numpy(np.array([[0.2], [np.nan]]))
+    with pytest.raises(TypeError, match="X must hold numbers, not text"):
+        scaling.Jump(0.5).numpy(np.array([["0.7"]]))
+
+
+@pytest.mark.parametrize("q", [1, 2])
+def test_a_function_returning_another_number_of_columns_than_its_q_is_refused(q):
+    """FromFunction(f, q=2) with f returning (n,) (or q=1 with (n, 2)) was evaluated as it
+    was, so the lifting had another number of columns than the model was told."""
+    wrong = {1: lambda X: pt.stack([X[:, 0], X[:, 0]], axis=1), 2: lambda X: X[:, 0]}[q]
+    psi = scaling.FromFunction(wrong, q=q)
+    X = inputs(1, 5, seed=2)
+    for evaluate_psi in (lambda: psi.numpy(X), lambda: psi(pt.as_tensor_variable(X))):
+        with pytest.raises(ValueError, match=f"declares q = {q}"):
+            evaluate_psi()
+
+
+def test_a_soft_disk_has_a_finite_gradient_at_an_input_on_its_centre():
+    """The norm's derivative at 0 made the gradient in the centre NaN when a node sat on it
+    (a grid node at a centre's starting value: a sampler's first step fails)."""
+    X = np.array([[0.5, 0.5], [0.2, 0.9]])
+    center = pt.vector("center", shape=(2,))
+    total = scaling.Disk(center, 0.3, width=0.05)(pt.as_tensor_variable(X)).sum()
+    gradient = pytensor.function([center], pt.grad(total, center))(np.array([0.5, 0.5]))
+    assert np.all(np.isfinite(gradient))
+    # the node at the centre adds nothing; the other node's term is the closed form
+    r = np.hypot(0.3, 0.4)
+    s = 1 / (1 + np.exp(-(0.3 - r) / 0.05))
+    expected = s * (1 - s) / 0.05 * (X[1] - [0.5, 0.5]) / r
+    np.testing.assert_allclose(gradient, expected, rtol=1e-10)
+
+
+def test_reprs_tell_apart_scaling_functions_that_differ():
+    """A hard disk's repr said width=1.0 (a soft edge), Weierstrass(3) and Weierstrass(12)
+    had one repr, and a jump in column 1 read as one in column 0."""
+    assert repr(scaling.Disk([0.5, 0.5], 0.3)).endswith("width=None)")
+    assert repr(scaling.HalfPlane([1.0, 1.0], 1.0, width=0.1)).endswith("width=0.1)")
+    assert repr(scaling.Weierstrass(3)) != repr(scaling.Weierstrass(12))
+    assert repr(scaling.Jump(0.5, dim=1)) == "Jump(locations=[0.5], amplitudes=[1.0], dim=1)"
+    assert repr(scaling.Jump(0.5)) == "Jump(locations=[0.5], amplitudes=[1.0])"
