@@ -102,13 +102,21 @@ class Prediction:
         Parameters
         ----------
         moments : sequence of (mean, var_f, var_y)
-            Per-draw predictive mean and variances, each of shape (m,).
+            Per-draw predictive mean and variances, each of shape (m,); ``var_y`` is
+            ``None`` for every draw of a GP without a Gaussian noise model.
 
         Returns
         -------
         Prediction
         """
-        means, var_f, var_y = (np.asarray(m, dtype=float) for m in zip(*moments, strict=True))
+        moments = list(moments)
+        if not moments:
+            raise ValueError("A mixture needs the moments of at least one draw.")
+        means, var_f, var_y = (list(m) for m in zip(*moments, strict=True))
+        if any(v is None for v in var_y) and not all(v is None for v in var_y):
+            raise ValueError("Give var_y for every draw, or None for every draw (no noise model).")
+        var_y = None if var_y[0] is None else np.asarray(var_y, dtype=float)
+        means, var_f = np.asarray(means, dtype=float), np.asarray(var_f, dtype=float)
         return cls(means, var_f, var_y, np.full(len(means), 1.0 / len(means)), len(means))
 
     # -- moments ----------------------------------------------------------------------------
@@ -158,7 +166,7 @@ class Prediction:
         -------
         ndarray, shape (..., m)
         """
-        x = np.asarray(x, dtype=float)
+        x = as_float_array(x, "x")
         m = self.means.shape[-1]
         try:
             x = np.broadcast_to(x, np.broadcast_shapes(x.shape, (m,)))
@@ -191,11 +199,16 @@ class Prediction:
 
         Returns
         -------
-        ndarray, shape (m,) for a scalar ``q``, else (len(q), m)
+        ndarray, shape (m,) for a scalar ``q``, else ``q.shape + (m,)``
+
+        Raises
+        ------
+        ValueError
+            If a probability is NaN or not inside (0, 1), or ``q`` is empty.
+        TypeError
+            If ``q`` holds text or other values that are not numbers.
         """
-        q = np.asarray(q, dtype=float)
-        if np.any((q <= 0) | (q >= 1)):
-            raise ValueError(f"Probabilities must lie in (0, 1); got {q}.")
+        q = _probabilities(q, "q")
         std = np.sqrt(self._component_var(of))
         flat = q.reshape(-1, 1)
         if len(self.weights) == 1:
@@ -253,8 +266,13 @@ class Prediction:
         -------
         lower, upper : ndarray, shape (m,)
         """
-        if not 0 < prob < 1:
-            raise ValueError(f"prob must lie in (0, 1); got {prob}.")
+        prob = _probabilities(prob, "prob")
+        if prob.ndim:
+            raise ValueError(
+                f"prob is one probability (call interval once per probability); got shape "
+                f"{prob.shape}."
+            )
+        prob = float(prob)
         if kind == "eti":
             lower, upper = self.quantile([(1 - prob) / 2, (1 + prob) / 2], of=of)
             return lower, upper
@@ -317,6 +335,9 @@ class Prediction:
         ndarray, shape (size, m)
         """
         self._component_var(of)
+        whole = isinstance(size, int | np.integer) and not isinstance(size, bool)
+        if not whole or size < 0:
+            raise ValueError(f"size is the number of draws, a whole number >= 0; got {size!r}.")
         if self.sampler is None:
             raise NotImplementedError(
                 "This prediction has no joint covariance (the jump model with its location "
@@ -324,6 +345,37 @@ class Prediction:
                 "build_jump_model(method='smooth') for joint draws."
             )
         return self.sampler(int(size), np.random.default_rng(seed), of)
+
+
+def _probabilities(values: float | npt.ArrayLike, name: str) -> np.ndarray:
+    """``values`` as a float array of probabilities, each inside (0, 1).
+
+    Parameters
+    ----------
+    values : float or array-like
+        The probabilities.
+    name : str
+        How to call them in messages.
+
+    Returns
+    -------
+    ndarray
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is empty, or a value is NaN or not inside (0, 1).
+    TypeError
+        If ``values`` holds text, bools or other values that are not numbers.
+    """
+    if np.asarray(values).dtype == bool:
+        raise TypeError(f"{name} must hold probabilities, not bools; got {values!r}.")
+    array = as_float_array(values, name)
+    if array.size == 0:
+        raise ValueError(f"{name} is empty: give at least one probability.")
+    if not np.all((array > 0) & (array < 1)):  # NaN fails both comparisons
+        raise ValueError(f"Probabilities must lie in (0, 1); got {name} = {array}.")
+    return array
 
 
 class Predictor:

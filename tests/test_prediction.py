@@ -6,9 +6,11 @@ import arviz as az
 import numpy as np
 import pymc as pm
 import pytest
+import scipy.stats
 
 from pymc_vsk import VSK, Predictor, build_model, fit_map, power_function, predict, targets
 from pymc_vsk.paper import table1
+from pymc_vsk.prediction import Prediction
 from pymc_vsk.scaling import Jump
 from tests import reference as ref
 
@@ -130,3 +132,105 @@ def test_a_map_result_stands_for_its_point():
     by_result, by_point = predict(gp, Xnew, point=fit), predict(gp, Xnew, point=fit.point)
     np.testing.assert_array_equal(by_result.mean, by_point.mean)
     np.testing.assert_array_equal(by_result.std_y, by_point.std_y)
+
+
+def _two_point_mixture(noise: bool = True) -> Prediction:
+    means = np.array([[0.0, 1.0], [3.0, -1.0]])
+    var_f = np.array([[1.0, 4.0], [0.5, 1.0]])
+    return Prediction(means, var_f, var_f + 0.5 if noise else None, np.array([0.3, 0.7]), 2)
+
+
+@pytest.mark.parametrize("single", [True, False])
+@pytest.mark.parametrize(
+    ("q", "error", "match"),
+    [
+        (np.nan, ValueError, r"must lie in \(0, 1\)"),
+        ([0.5, np.nan], ValueError, r"must lie in \(0, 1\)"),
+        ([], ValueError, "q is empty"),
+        ("0.5", TypeError, "q must hold numbers, not text"),
+        (True, TypeError, "not bools"),
+    ],
+)
+def test_quantiles_refuse_probabilities_that_are_not_numbers_in_the_unit_interval(
+    single, q, error, match
+):
+    """A NaN probability gave NaN quantiles without a word, an empty list numpy's "cannot
+    reshape array of size 0", and the text '0.5' was parsed as the median."""
+    pred = _two_point_mixture()
+    if single:
+        pred = Prediction(pred.means[:1], pred.var_f[:1], pred.var_y[:1], np.ones(1))
+    with pytest.raises(error, match=match):
+        pred.quantile(q)
+
+
+@pytest.mark.parametrize(
+    ("prob", "error", "match"),
+    [
+        ([0.5, 0.9], ValueError, "prob is one probability"),
+        ("0.9", TypeError, "prob must hold numbers"),
+        (np.nan, ValueError, r"must lie in \(0, 1\)"),
+    ],
+)
+def test_intervals_take_one_probability(prob, error, match):
+    """A list or text gave Python's "'<' not supported between instances of 'int' and
+    'list'"."""
+    for kind in ("eti", "hdi"):
+        with pytest.raises(error, match=match):
+            _two_point_mixture().interval(prob, kind=kind)
+
+
+def test_cdf_refuses_text_and_sample_a_size_that_is_not_a_count():
+    pred = _two_point_mixture()
+    with pytest.raises(TypeError, match="x must hold numbers, not text"):
+        pred.cdf("1")
+    with pytest.raises(ValueError, match="size is the number of draws"):
+        pred.sample(-1)
+    with pytest.raises(ValueError, match="size is the number of draws"):
+        pred.sample(2.5)
+
+
+def test_a_mixture_without_a_noise_model_has_no_distribution_of_y():
+    """With var_y None for each draw the mixture held an array of NaN of shape (K,) and gave
+    std_y NaN instead of saying that y has no predictive distribution here."""
+    pred = Prediction.mixture([(np.zeros(2), np.ones(2), None)] * 3)
+    assert pred.var_y is None
+    np.testing.assert_array_equal(pred.std_f, np.ones(2))
+    with pytest.raises(ValueError, match="no Gaussian noise model"):
+        pred.std_y  # noqa: B018
+    with pytest.raises(ValueError, match="at least one draw"):
+        Prediction.mixture([])
+
+
+def test_one_gaussian_component_agrees_with_scipy():
+    mean, var = np.array([0.5, -2.0, 30.0]), np.array([0.04, 2.0, 9.0])
+    pred = Prediction(mean[None], var[None], var[None] + 1.0, np.ones(1))
+    dist = scipy.stats.norm(mean, np.sqrt(var + 1.0))
+    q = np.array([0.01, 0.3, 0.5, 0.97])
+    np.testing.assert_allclose(pred.quantile(q), dist.ppf(q[:, None]), rtol=1e-12, atol=1e-12)
+    x = np.array([[0.0], [1.0]])
+    np.testing.assert_allclose(pred.cdf(x), dist.cdf(x), rtol=1e-12, atol=1e-15)
+    lower, upper = pred.interval(0.8, of="f", kind="hdi")
+    f = scipy.stats.norm(mean, np.sqrt(var))
+    np.testing.assert_allclose([lower, upper], f.ppf([[0.1], [0.9]]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mixture_quantiles_and_highest_density_intervals_match_monte_carlo(seed):
+    rng = np.random.default_rng(seed)
+    K, m, n = 5, 3, 200_000
+    means = 2 * rng.normal(size=(K, m))
+    var_f = rng.uniform(0.2, 1.0, (K, m))
+    weights = rng.dirichlet(np.ones(K))
+    pred = Prediction(means, var_f, var_f + 0.3, weights, K)
+    which = rng.choice(K, size=n, p=weights)
+    draws = means[which] + np.sqrt(var_f[which] + 0.3) * rng.standard_normal((n, m))
+    q = np.array([0.1, 0.5, 0.9])
+    # a quantile of n draws is off by about sqrt(q (1 - q) / n) / density: < 0.01 here
+    np.testing.assert_allclose(pred.quantile(q), np.quantile(draws, q, axis=0), atol=0.03)
+    np.testing.assert_allclose(pred.mean, draws.mean(axis=0), atol=0.03)
+    np.testing.assert_allclose(pred.std_y, draws.std(axis=0), atol=0.03)
+    lower, upper = pred.interval(0.8, kind="hdi")
+    inside = np.mean((draws >= lower) & (draws <= upper), axis=0)
+    np.testing.assert_allclose(inside, 0.8, atol=0.005)  # binomial sd 0.0009
+    eti_lower, eti_upper = pred.interval(0.8)
+    assert np.all(upper - lower <= eti_upper - eti_lower + 1e-12)
