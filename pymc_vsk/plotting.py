@@ -33,7 +33,7 @@ def posterior_bands(
         Evaluation points (sorted); the column given to ``predict`` does.
     mean, std : dict of model name -> array, shape (M,)
         Posterior mean and standard deviation per model (one panel each).
-    X, y : array, shape (N,)
+    X, y : array, shape (N,) or (N, 1)
         Training inputs and observations.
     truth : array, shape (M,), optional
         Target at ``x``.
@@ -44,13 +44,19 @@ def posterior_bands(
     -------
     Figure
     """
-    x = np.asarray(x, dtype=float)
-    x = x[:, 0] if x.ndim == 2 and x.shape[1] == 1 else x
-    names = list(mean)
+    x = _curve(x, "x")
+    names = _names(mean, "mean", "model")
+    missing = [name for name in names if name not in std]
+    if missing:
+        raise ValueError(f"std has no values for the model(s) {missing} that mean has.")
+    X, y = _curve(X, "X"), _curve(y, "y", len(_curve(X, "X")))
+    if truth is not None:
+        truth = _curve(truth, "truth", len(x))
     fig = Figure(figsize=(5 * len(names), 3.6))
     axes = fig.subplots(1, len(names), sharey=True)
     for ax, name in zip(np.atleast_1d(axes), names, strict=True):
-        m, s = mean[name], std[name]
+        m = _curve(mean[name], f"mean[{name!r}]", len(x))
+        s = _curve(std[name], f"std[{name!r}]", len(x))
         ax.fill_between(x, m - 2 * s, m + 2 * s, color="C0", alpha=0.25, label="±2 std")
         ax.plot(x, m, color="C0", label="posterior mean")
         if truth is not None:
@@ -79,7 +85,13 @@ def covariance_matrices(
     -------
     Figure
     """
-    names = list(matrices)
+    names = _names(matrices, "matrices", "matrix")
+    matrices = {n: np.asarray(matrices[n], dtype=float) for n in names}
+    for name, matrix in matrices.items():
+        if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+            raise ValueError(
+                f"matrices[{name!r}] must be a square matrix (N, N); got shape {matrix.shape}."
+            )
     vmax = max(float(np.max(matrices[n])) for n in names)
     vmin = min(0.0, *(float(np.min(matrices[n])) for n in names))
     fig = Figure(figsize=(4.2 * len(names), 3.8))
@@ -123,7 +135,22 @@ def metric_curves(
     -------
     Figure
     """
-    metrics = list(labels)
+    metrics = _names(labels, "labels", "metric")
+    log = _keys(log)
+    if isinstance(ncols, bool) or not isinstance(ncols, int | np.integer) or ncols < 1:
+        raise ValueError(f"ncols is the number of panels per row, at least 1; got {ncols!r}.")
+    x = _curve(x, "x")
+    for model in _names(values, "values", "model"):
+        missing = [metric for metric in metrics if metric not in values[model]]
+        if missing:
+            raise ValueError(f"values[{model!r}] has no values for the metric(s) {missing}.")
+        for metric in metrics:
+            size = np.size(values[model][metric])
+            if size == 0 or size % len(x):
+                raise ValueError(
+                    f"values[{model!r}][{metric!r}] has {size} values, which is not "
+                    f"{len(x)} (one per x) times a number of repetitions."
+                )
     nrows = -(-len(metrics) // ncols)
     fig = Figure(figsize=(5.2 * ncols, 3.6 * nrows))
     axes = fig.subplots(nrows, ncols, squeeze=False)
@@ -166,10 +193,12 @@ def curves(
     -------
     Figure
     """
+    x = _curve(x, "x")
+    _names(ys, "ys", "curve")
     fig = Figure(figsize=(6, 3.6))
     ax = fig.subplots()
     for label, y in ys.items():
-        ax.plot(x, y, label=label)
+        ax.plot(x, _curve(y, f"ys[{label!r}]", len(x)), label=label)
     ax.set_xlabel(xlabel)
     if title:
         ax.set_title(title)
@@ -214,7 +243,27 @@ def field_maps(
     -------
     Figure
     """
-    names, keys = list(values), list(rows)
+    names, keys = _names(values, "values", "column"), _names(rows, "rows", "row")
+    log = _keys(log)
+    if len(shape) != 2 or len(extent) != 4:
+        raise ValueError(
+            f"shape is (n1, n2) and extent (x1_min, x1_max, x2_min, x2_max); got shape={shape} "
+            f"and extent={extent}."
+        )
+    for key in keys:
+        if not any(key in values[n] for n in names):
+            raise ValueError(f"No column has values for the row {key!r}.")
+        for name in names:
+            size = np.size(values[name].get(key, np.empty(shape)))
+            if size != shape[0] * shape[1]:
+                raise ValueError(
+                    f"values[{name!r}][{key!r}] has {size} values, but the grid of shape "
+                    f"{tuple(shape)} has {shape[0] * shape[1]}."
+                )
+    if points is not None:
+        points = np.asarray(points, dtype=float)
+        if points.ndim != 2 or points.shape[1] != 2:
+            raise ValueError(f"points must have shape (N, 2); got {points.shape}.")
     fig = Figure(figsize=(2.9 * len(names) + 1.0, 2.7 * len(keys)), layout="constrained")
     axes = fig.subplots(len(keys), len(names), squeeze=False)
     for r, key in enumerate(keys):
@@ -258,3 +307,27 @@ def _shared_norm(fields: Sequence[np.ndarray], log: bool) -> Normalize:
         return Normalize(vmin, vmax if vmax > vmin else vmin + 1.0)
     vmin = min(positive)
     return LogNorm(max(vmin, vmax * 1e-12), vmax)
+
+
+def _names(mapping: Mapping, name: str, what: str) -> list:
+    """The keys of ``mapping``, or a ValueError when it has none."""
+    keys = list(mapping)
+    if not keys:
+        raise ValueError(f"{name} is empty: give at least one {what}.")
+    return keys
+
+
+def _keys(names: Sequence[str]) -> tuple:
+    """Names as a tuple; one name given as a string is that name (not its letters)."""
+    return (names,) if isinstance(names, str) else tuple(names)
+
+
+def _curve(values: np.ndarray, name: str, length: int | None = None) -> np.ndarray:
+    """``values`` as a 1-D float array (a single column is flattened) of ``length`` if given."""
+    array = np.asarray(values, dtype=float)
+    array = array[:, 0] if array.ndim == 2 and array.shape[1] == 1 else array
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D or a single column; got shape {array.shape}.")
+    if length is not None and len(array) != length:
+        raise ValueError(f"{name} has {len(array)} values, but there are {length} points.")
+    return array
