@@ -33,11 +33,12 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 from pytensor.graph.traversal import graph_inputs
 
+from pymc_vsk.arrays import check_finite
 from pymc_vsk.kernels import base_kernels, is_radial
 from pymc_vsk.lifting import kernel_from_sq_dist, lift, lifted_columns, scaled_sq_dist
 from pymc_vsk.memory import check_dense
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function, numeric_value
-from pymc_vsk.validation import as_numeric, check_finite, check_inputs
+from pymc_vsk.validation import as_numeric, check_inputs
 
 __all__ = [
     "VSK",

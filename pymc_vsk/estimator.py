@@ -31,6 +31,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import Tags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from pymc_vsk.arrays import as_float_array
 from pymc_vsk.caching import cached
 from pymc_vsk.diagnostics import diagnose
 from pymc_vsk.draws import draw_points, posterior
@@ -41,7 +42,6 @@ from pymc_vsk.prediction import Prediction, Predictor
 from pymc_vsk.priors import UNIT_DRIFT, y_scale
 from pymc_vsk.samplers import choose_sampler, compiled_nutpie, has_compiled_nutpie
 from pymc_vsk.scaling import ScalingFunction
-from pymc_vsk.validation import as_float_array
 
 __all__ = ["EXPECTED_FAILED_CHECKS", "METHODS", "PRIORS", "VSKRegressor"]
 

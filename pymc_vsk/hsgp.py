@@ -29,11 +29,12 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 from pytensor.tensor.variable import TensorVariable
 
+from pymc_vsk.arrays import as_float_array
 from pymc_vsk.covariance import LIBRARY_FILES, VSK, LinearVSK
 from pymc_vsk.lifting import lift
 from pymc_vsk.likelihood import log_det_cholesky
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function, numeric_value
-from pymc_vsk.validation import as_float_array, as_numeric, check_inputs
+from pymc_vsk.validation import as_numeric, check_inputs
 
 __all__ = ["CollapsedLiftedHSGP", "LiftedHSGP"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from pymc_vsk.validation import check_finite
+from pymc_vsk.arrays import check_finite
 
 __all__ = ["METRIC_LABELS", "summarize"]
 

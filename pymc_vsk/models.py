@@ -29,6 +29,7 @@ import pymc as pm
 import pytensor.tensor as pt
 import scipy.spatial
 
+from pymc_vsk.arrays import as_float_array, check_finite
 from pymc_vsk.covariance import VSK, exact_distances, warn_if_constant
 from pymc_vsk.fitting import record_units, recorded_units
 from pymc_vsk.kernels import is_radial
@@ -54,13 +55,7 @@ from pymc_vsk.priors import (
     y_scale,
 )
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
-from pymc_vsk.validation import (
-    as_float_array,
-    check_finite,
-    check_inputs,
-    check_jitter,
-    require_float64,
-)
+from pymc_vsk.validation import check_inputs, check_jitter, require_float64
 
 __all__ = [
     "DataWarning",

@@ -38,6 +38,7 @@ import xarray as xr
 from pymc.logprob.transforms import LogTransform
 from pytensor.graph import ancestors
 
+from pymc_vsk.arrays import as_float_array
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.covariance import exact_distances
@@ -48,7 +49,6 @@ from pymc_vsk.memory import check_dense
 from pymc_vsk.modes import PYTHON_MODE
 from pymc_vsk.scaling import numeric_value
 from pymc_vsk.validation import (
-    as_float_array,
     as_numeric,
     check_inputs,
     check_jitter,

@@ -42,8 +42,8 @@ from pymc.logprob.transforms import Transform
 from pytensor.graph.replace import clone_replace
 from pytensor.tensor.random.op import RandomVariable
 
+from pymc_vsk.arrays import as_float_array
 from pymc_vsk.kernels import kernel_class, make_base_kernel
-from pymc_vsk.validation import as_float_array
 
 __all__ = [
     "MEAN_TYPES",

@@ -49,9 +49,10 @@ from pytensor.graph import Variable, ancestors, graph_inputs
 from pytensor.graph.basic import Constant
 from pytensor.tensor.variable import TensorVariable
 
+from pymc_vsk.arrays import as_float_array, check_finite
 from pymc_vsk.caching import cached
 from pymc_vsk.modes import PYTHON_MODE
-from pymc_vsk.validation import PSI_ON_TENSORS, as_float_array, check_finite
+from pymc_vsk.validation import PSI_ON_TENSORS
 
 __all__ = [
     "Corner",

@@ -7,8 +7,6 @@ symbolic input is only checked for its rank.
 
 from __future__ import annotations
 
-import datetime
-
 import numpy as np
 import numpy.typing as npt
 import pytensor
@@ -16,11 +14,11 @@ from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
 from pytensor.graph.basic import Constant
 
+from pymc_vsk.arrays import as_float_array, check_finite
+
 __all__ = [
     "PSI_ON_TENSORS",
-    "as_float_array",
     "as_numeric",
-    "check_finite",
     "check_inputs",
     "check_jitter",
     "not_positive_definite",
@@ -83,98 +81,6 @@ def as_numeric(value: npt.ArrayLike | Variable) -> np.ndarray | None:
     if isinstance(value, Variable):
         return None
     return np.asarray(value)
-
-
-_TIMES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64)
-
-
-def as_float_array(value: npt.ArrayLike, name: str = "X") -> np.ndarray:
-    """``value`` as a float array, refusing dates and durations instead of counting their ticks.
-
-    numpy turns ``datetime64`` values into nanoseconds (or days, or microseconds: the count
-    depends on the unit the dates were stored in), so a model would see numbers of another
-    unit than a jump location written as a date, and a ψ that is constant over the data.
-
-    Parameters
-    ----------
-    value : array-like
-    name : str, default "X"
-        How to call ``value`` in messages.
-
-    Returns
-    -------
-    ndarray of float
-
-    Raises
-    ------
-    TypeError
-        If ``value`` holds dates, times or durations, complex numbers, text (even text that
-        reads as a number, which numpy would parse silently) or values that are not numbers.
-
-    Examples
-    --------
-    >>> as_float_array([[1], [2]]).dtype
-    dtype('float64')
-    >>> as_float_array(np.array(["2001-01-01"], dtype="datetime64[D]"))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    TypeError: Dates or durations in X (dtype datetime64[D]): convert them to numbers ...
-    """
-    array = np.asarray(value)
-    dated = array.dtype.kind in "mM"
-    text = array.dtype.kind in "US"
-    if array.dtype.kind == "c":
-        raise TypeError(
-            f"{name} holds complex numbers; pass real numbers (the real part, the modulus or "
-            "the phase, as meant)."
-        )
-    if array.dtype == object:
-        dated = any(isinstance(v, _TIMES) for v in array.ravel())
-        text = any(isinstance(v, str | bytes) for v in array.ravel())
-    if text:
-        first = next(v for v in array.ravel() if isinstance(v, str | bytes))
-        first = first.item() if isinstance(first, np.generic) else first
-        raise TypeError(
-            f"{name} must hold numbers, not text (it holds {first!r}): convert it first, e.g. "
-            "float(value), np.asarray(values, dtype=float) or pandas.to_numeric(column)."
-        )
-    if dated:
-        raise TypeError(
-            f"Dates or durations in {name} (dtype {array.dtype}): convert them to numbers in "
-            "a unit you choose, e.g. days since a start date, (t - t0) / np.timedelta64(1, 'D'), "
-            "or decimal years, and give the inputs and ψ's parameters (a jump's location) in "
-            "that one unit."
-        )
-    try:
-        return array.astype(float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must hold numbers; {err}.") from None
-
-
-def check_finite(values: np.ndarray, name: str, fix: str) -> None:
-    """Raise ``ValueError`` if ``values`` holds NaN or ±inf, naming the first bad row.
-
-    Parameters
-    ----------
-    values : ndarray
-        Values to check.
-    name : str
-        How to call them in the message.
-    fix : str
-        The fix, ending the message.
-    """
-    values = np.asarray(values, dtype=float)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        rows = np.flatnonzero(bad.reshape(len(values), -1).any(axis=1)) if values.ndim else [0]
-        kinds = []
-        if np.isnan(values).any():
-            kinds.append(f"{int(np.isnan(values).sum())} NaN")
-        if np.isinf(values).any():
-            kinds.append(f"{int(np.isinf(values).sum())} infinite")
-        raise ValueError(
-            f"{name} contains {' and '.join(kinds)} value(s) (first in row {rows[0]}); {fix}"
-        )
 
 
 def check_jitter(jitter: object, default: str) -> float:

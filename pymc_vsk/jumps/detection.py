@@ -26,6 +26,7 @@ import xarray as xr
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import logsumexp
 
+from pymc_vsk.arrays import check_count
 from pymc_vsk.diagnostics import ESS_MIN, Diagnostics, diagnose
 from pymc_vsk.jumps.dates import DateScale, date_labels, date_scale, is_dates
 from pymc_vsk.jumps.formatting import PROB, digits_for
@@ -698,10 +699,7 @@ def _check_count(name: str, value: object, low: int) -> None:
     """Raise unless ``value`` is None or a whole number (not a bool) of at least ``low``."""
     if value is None and name in ("n_jumps", "max_jumps"):
         return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer (int); got {value!r}.")
-    if value < low:
-        raise ValueError(f"{name} must be at least {low}; got {value}.")
+    check_count(value, name, low)
 
 
 def _check_seed(seed: object) -> None:

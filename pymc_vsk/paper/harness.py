@@ -12,13 +12,12 @@ r"""What the reproductions share: the MLE fitter, the evaluation grid, seeds, CS
   sweeps with pandas; :func:`add_out_option`, :func:`add_seeds_option` and
   :func:`add_n_max_option` are the command-line options the experiments have in common, and
   :func:`size_problem` and :func:`refuse` turn sizes beyond the memory limit away before any
-  work (:func:`check_size` and :func:`check_count` raise instead, for calls from Python).
+  work (:func:`check_size` raises instead, for calls from Python).
 """
 
 from __future__ import annotations
 
 import argparse
-import numbers
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ import pymc as pm
 from matplotlib.figure import Figure
 
 from pymc_vsk.arguments import int_in, positive_int
+from pymc_vsk.arrays import check_count
 from pymc_vsk.fitting import MapResult, default_starts, fit_map
 from pymc_vsk.memory import check_dense
 from pymc_vsk.models import build_model, set_data
@@ -48,7 +48,6 @@ __all__ = [
     "add_n_max_option",
     "add_out_option",
     "add_seeds_option",
-    "check_count",
     "check_size",
     "csv_cell",
     "describe_counts",
@@ -162,36 +161,6 @@ def node_counts(first: int, step: int, last: int) -> np.ndarray:
     """
     check_count(last, "n_max", first)
     return np.arange(first, last + 1, step)
-
-
-def check_count(value: object, name: str, low: int) -> int:
-    """``value`` as an int, refused unless it is a whole number (not a bool) of at least ``low``.
-
-    Parameters
-    ----------
-    value : object
-        The count given (a number of nodes).
-    name : str
-        Its argument name, for the message.
-    low : int
-        Smallest value accepted.
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    TypeError
-        ``value`` not an integer (a float such as ``1e20``, text, a bool).
-    ValueError
-        ``value < low``.
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer (int); got {value!r}.")
-    if value < low:
-        raise ValueError(f"{name} must be at least {low}; got {value}.")
-    return int(value)
 
 
 def describe_counts(n_nodes: Sequence[int]) -> str:
