@@ -29,15 +29,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import pymc as pm
 import pytensor
 import pytensor.tensor as pt
 from pytensor.graph import Variable
 
+from pymc_vsk.arrays import as_float_array, check_finite
 from pymc_vsk.kernels import base_kernels, is_radial, kernel_class, make_base_kernel
-from pymc_vsk.lifting import kernel_from_sq_dist
+from pymc_vsk.lifting import _float_tensor, kernel_from_sq_dist
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
-from pymc_vsk.validation import check_inputs
+from pymc_vsk.validation import as_numeric, check_inputs
 
 __all__ = ["Gibbs", "PaciorekSchervish", "psi_gradient"]
 
@@ -73,6 +75,21 @@ def _differentiable(psi: ScalingFunction | Callable, owner: str) -> ScalingFunct
     return psi
 
 
+def _check_positive(value: pt.TensorLike, name: str, owner: str) -> None:
+    """Refuse a numeric ``value`` that is not one finite positive number (tensors pass)."""
+    if isinstance(value, bool | np.bool_):
+        raise TypeError(f"{owner}.from_psi: {name} must be a number; got {value!r}.")
+    number = as_numeric(value)
+    if number is None:
+        return
+    number = as_float_array(number, name)
+    if number.size != 1:
+        raise ValueError(f"{owner}.from_psi: {name} must be one number; got shape {number.shape}.")
+    check_finite(number.reshape(1), name, "give a finite positive number.")
+    if not number.item() > 0:
+        raise ValueError(f"{owner}.from_psi: {name} must be positive; got {number.item():g}.")
+
+
 def psi_gradient(psi: ScalingFunction | Callable, X: pt.TensorLike) -> Variable:
     """∇ψ at each row of ``X`` by automatic differentiation: shape (n, d, q).
 
@@ -89,9 +106,22 @@ def psi_gradient(psi: ScalingFunction | Callable, X: pt.TensorLike) -> Variable:
     Returns
     -------
     TensorVariable, shape (n, d, q)
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D.
+    TypeError
+        If ``X`` holds text or other values that are not numbers.
+
+    Notes
+    -----
+    Integer inputs are differentiated as floats: the gradient with respect to an integer
+    tensor is zero by definition, which would hide ψ from the Gibbs and Paciorek–Schervish
+    kernels built by ``from_psi``.
     """
     psi = as_scaling_function(psi)
-    X = pt.as_tensor_variable(X)
+    X = _float_tensor(X)
     out = pt.as_tensor_variable(psi(X))
     out = out[:, None] if out.ndim == 1 else out
     grads = [pytensor.grad(pt.sum(out[:, j]), X) for j in range(psi.q)]
@@ -112,7 +142,8 @@ class _LocalScaleKernel(pm.gp.cov.Covariance):
         if Xs is not None:
             check_inputs(Xs, self.input_dim, name="Xs", owner=repr(self))
         X, Xs = self._slice(X, Xs)
-        return X, X if Xs is None else Xs
+        X = _float_tensor(X)  # integer inputs would have a zero gradient of ψ
+        return X, X if Xs is None else _float_tensor(Xs)
 
     def full(self, X: pt.TensorLike, Xs: pt.TensorLike | None = None) -> Variable:
         """Covariance matrix k(X, Xs) (``Xs=None``: k(X, X)).
@@ -199,6 +230,8 @@ class PaciorekSchervish(_LocalScaleKernel):
         PaciorekSchervish
         """
         psi = _differentiable(psi, cls.__name__)
+        _check_positive(ls, "ls", cls.__name__)
+        _check_positive(psi_scale, "psi_scale", cls.__name__)
         d = input_dim if active_dims is None else len(active_dims)
 
         def sigma(X):
@@ -212,8 +245,12 @@ class PaciorekSchervish(_LocalScaleKernel):
 
     def _sigma(self, X: Variable) -> Variable:
         S = pt.as_tensor_variable(self.sigma_func(X))
-        if S.ndim != 3:
-            raise ValueError(f"sigma_func must return (n, d, d); got a {S.ndim}-D tensor.")
+        d = self.n_dims
+        if S.ndim != 3 or any(n not in (d, None) for n in S.type.shape[1:]):
+            raise ValueError(
+                f"sigma_func must return one d × d matrix per row of X, shape (n, {d}, {d}) "
+                f"for the kernel's {d} active column(s); got static shape {S.type.shape}."
+            )
         return S
 
     def _full(self, X: Variable, Xs_: Variable) -> Variable:
@@ -287,6 +324,8 @@ class Gibbs(_LocalScaleKernel):
         Gibbs
         """
         psi = _differentiable(psi, cls.__name__)
+        _check_positive(ls, "ls", cls.__name__)
+        _check_positive(psi_scale, "psi_scale", cls.__name__)
         if psi.q != 1:
             raise ValueError("Gibbs.from_psi needs a scalar ψ (q = 1); use PaciorekSchervish.")
 

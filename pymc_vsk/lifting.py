@@ -22,6 +22,7 @@ import pytensor.tensor as pt
 from pytensor.graph import Variable
 from pytensor.tensor.variable import TensorVariable
 
+from pymc_vsk.arrays import as_float_array
 from pymc_vsk.kernels import needs_only_squared_distance
 from pymc_vsk.scaling import ScalingFunction, as_scaling_function
 
@@ -32,8 +33,19 @@ TINY = 1e-300
 
 
 def _float_tensor(X: pt.TensorLike) -> TensorVariable:
-    """``X`` as a tensor of floats: integer inputs (years, day numbers) would truncate ψ."""
+    """``X`` as a 2-D tensor of floats: integer inputs (years, day numbers) would truncate ψ.
+
+    Arrays holding text or dates are refused (:func:`pymc_vsk.arrays.as_float_array`),
+    and so is an input of another rank than (n, d), whatever its kind.
+    """
+    if not isinstance(X, Variable):
+        X = as_float_array(X, "X")
     X = pt.as_tensor_variable(X)
+    if X.ndim != 2:
+        raise ValueError(
+            f"X must be a 2-D array or tensor of shape (n, d); got {X.ndim} dimension(s). "
+            "For 1-D inputs pass X[:, None] (a column)."
+        )
     return X if X.dtype.startswith("float") else pt.cast(X, pytensor.config.floatX)
 
 
@@ -87,10 +99,17 @@ def lift(
     Returns
     -------
     ndarray or TensorVariable, shape (n, d + q)
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D, or (an array) holds NaN or ±inf.
+    TypeError
+        If ``X`` holds text, dates or other values that are not numbers.
     """
     psi = as_scaling_function(psi)
     if not isinstance(X, Variable) and not psi.is_random:
-        value = np.asarray(X, dtype=float)
+        value = as_float_array(X, "X")  # text is refused, not parsed
         return np.hstack([value, psi.numpy(value).reshape(len(value), -1)])
     X = _float_tensor(X)
     return pt.concatenate([X, psi_columns(psi, X)], axis=1)

@@ -35,14 +35,16 @@ jump location needs ``locations=`` (e.g. a few points over its prior range).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 import scipy.cluster.vq
 
+from pymc_vsk.arrays import as_float_array, check_finite
 from pymc_vsk.scaling import Jump, ScalingFunction, SmoothJump, Stack, numeric_value
-from pymc_vsk.validation import check_finite
+from pymc_vsk.validation import check_inputs
 
 __all__ = ["inducing_points", "jump_locations"]
 
@@ -126,6 +128,16 @@ def inducing_points(
         range two edge inputs (d = 1) or the projections onto both sides of the jump of the
         base inputs nearest to it (about ``n_points ** ((d - 1) / d)`` of them; d ≥ 2).
 
+    Raises
+    ------
+    ValueError
+        If X is not a 2-D array of finite numbers with at least one row, ``n_points`` is not
+        between 1 and n, a location is not finite, ``offset`` is not one finite positive
+        distance, or a jump acts on a column X does not have.
+    TypeError
+        If X, ``locations`` or ``offset`` hold text or other values that are not numbers, or
+        ``n_points`` or ``dim`` is not an integer.
+
     Examples
     --------
     >>> import numpy as np
@@ -134,16 +146,27 @@ def inducing_points(
     >>> inducing_points(X, 4, Jump(0.5)).ravel().round(4).tolist()
     [0.125, 0.375, 0.625, 0.875, 0.499, 0.501]
     """
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"X must have shape (n, d); got {X.shape}. For 1-D x pass x[:, None].")
-    check_finite(X, "X", "inducing inputs are placed among finite inputs: drop or fix those rows.")
-    n_points = int(n_points)
+    if np.ndim(X) != 2:
+        raise ValueError(f"X must have shape (n, d); got {np.shape(X)}. For 1-D x pass x[:, None].")
+    value = as_float_array(X)  # text is refused, not parsed
+    check_finite(
+        value, "X", "inducing inputs are placed among finite inputs: drop or fix those rows."
+    )
+    check_inputs(X, value.shape[1], owner="inducing_points")  # no rows, booleans
+    X = value
+    n_points = _count(n_points, "n_points")
     if not 1 <= n_points <= len(X):
         raise ValueError(f"n_points must be between 1 and n = {len(X)}; got {n_points}.")
     base = _base_points(X, n_points, seed)
     if locations is not None:
-        jumps = [(int(dim), np.atleast_1d(np.asarray(locations, dtype=float)), None)]
+        where = as_float_array(locations, "locations")
+        if where.ndim > 1:
+            raise ValueError(
+                f"locations must be a number or a 1-D sequence of jump locations along column "
+                f"dim; got shape {where.shape}."
+            )
+        check_finite(where, "locations", "give each jump location as a finite number.")
+        jumps = [(_count(dim, "dim"), np.atleast_1d(where), None)]
     else:
         jumps = [] if psi is None else jump_locations(psi)
     lo, hi = X.min(axis=0), X.max(axis=0)
@@ -179,11 +202,21 @@ def _base_points(X: np.ndarray, n_points: int, seed: int) -> np.ndarray:
     return centres * scale
 
 
+def _count(value: object, name: str) -> int:
+    """``value`` as an int, refused unless it is an integer (not a bool, text or fraction)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_):
+        return int(value)
+    raise TypeError(f"{name} must be an integer; got {value!r} ({type(value).__name__}).")
+
+
 def _offset(offset: float | None, width: float | None, extent: float) -> float:
     if offset is not None:
-        if not offset > 0:
-            raise ValueError(f"offset must be positive; got {offset}.")
-        return float(offset)
+        if isinstance(offset, bool | np.bool_):
+            raise TypeError(f"offset must be a number (a distance along x); got {offset!r}.")
+        value = as_float_array(offset, "offset")
+        if value.ndim or not (np.isfinite(value) and value > 0):
+            raise ValueError(f"offset must be one finite positive distance; got {offset!r}.")
+        return float(value)
     if width is not None:
         return 3.0 * abs(width)
     return 1e-3 * (extent if extent > 0 else 1.0)

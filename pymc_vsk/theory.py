@@ -26,28 +26,48 @@ matrix, k(x) and k^Ψ(x) the kernel vectors at x.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+
+from pymc_vsk.arrays import as_float_array, check_finite
 
 __all__ = ["power_function_lower_bounds", "spectral_extremes"]
 
 
-def spectral_extremes(K: np.ndarray) -> tuple[float, float]:
+def spectral_extremes(K: npt.ArrayLike) -> tuple[float, float]:
     """(λ_min, λ_max) of a symmetric matrix.
 
     Parameters
     ----------
-    K : ndarray, shape (n, n)
-        A symmetric matrix.
+    K : array-like, shape (n, n)
+        A symmetric matrix of finite numbers, n ≥ 1.
 
     Returns
     -------
     lambda_min, lambda_max : float
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not a square, finite, symmetric matrix (a symmetric eigensolver reads
+        one triangle only, so an asymmetric matrix would give the eigenvalues of another).
+    TypeError
+        If ``K`` holds text or other values that are not numbers.
+
+    Examples
+    --------
+    >>> spectral_extremes([[2.0, 1.0], [1.0, 2.0]])
+    (1.0, 3.0)
     """
-    eig = np.linalg.eigvalsh(np.asarray(K, dtype=float))
+    eig = np.linalg.eigvalsh(_symmetric_matrix(K, "K"))
     return float(eig[0]), float(eig[-1])
 
 
 def power_function_lower_bounds(
-    K: np.ndarray, k: np.ndarray, kxx: np.ndarray, K_psi: np.ndarray, k_psi: np.ndarray
+    K: npt.ArrayLike,
+    k: npt.ArrayLike,
+    kxx: npt.ArrayLike,
+    K_psi: npt.ArrayLike,
+    k_psi: npt.ArrayLike,
 ) -> tuple[np.ndarray, np.ndarray]:
     r"""The two lower bounds on P²_{κ^Ψ,X}(x) of Section 3.2.
 
@@ -66,26 +86,56 @@ def power_function_lower_bounds(
         κ(x,x) − ‖k^Ψ(x)‖²/λ_min(K^Ψ) and κ(x,x) − ‖k(x)‖²/λ_min(K). The first bounds P²
         for any kernel; the second bounds the first under the hypotheses of the module
         docstring (Gaussian base).
+
+    Raises
+    ------
+    ValueError
+        If a matrix is not square, finite and symmetric, or is numerically singular; if
+        ``K`` and ``K_psi`` differ in size; if a kernel vector array is not (n, m) with
+        m the number of points of ``kxx``; or if an input holds NaN or ±inf.
+    TypeError
+        If an input holds text or other values that are not numbers.
     """
-    lam_psi, lam = _smallest_eigenvalue(K_psi, "K_psi"), _smallest_eigenvalue(K, "K")
-    n, m = len(K), np.shape(k)[-1] if np.ndim(k) == 2 else 0
-    kxx = np.asarray(kxx, dtype=float)
-    kxx = np.full(m, float(kxx)) if kxx.ndim == 0 else kxx
-    k, k_psi = _kernel_vectors(k, "k", n, kxx.shape), _kernel_vectors(k_psi, "k_psi", n, kxx.shape)
+    lam, lam_psi = _smallest_eigenvalue(K, "K"), _smallest_eigenvalue(K_psi, "K_psi")
+    n = len(np.asarray(K))
+    if np.shape(K_psi) != np.shape(K):
+        raise ValueError(
+            f"K_psi has shape {np.shape(K_psi)} but K has {np.shape(K)}: pass both kernel "
+            "matrices on the same nodes."
+        )
+    kxx = as_float_array(kxx, "kxx")
+    if kxx.ndim > 1:
+        raise ValueError(
+            f"kxx must be one number or one per evaluation point, shape (m,); got {kxx.shape}."
+        )
+    check_finite(kxx, "kxx", "pass κ(x, x) = φ(0), a finite number.")
+    k, k_psi = _kernel_vectors(k, "k", n, kxx), _kernel_vectors(k_psi, "k_psi", n, kxx)
+    kxx = np.broadcast_to(kxx, k.shape[1:])
     inner = kxx - np.sum(np.square(k_psi), axis=0) / lam_psi
     outer = kxx - np.sum(np.square(k), axis=0) / lam
     return inner, outer
 
 
-def _smallest_eigenvalue(K: np.ndarray, name: str) -> float:
-    """λ_min of a kernel matrix the bounds divide by; refused when not positive definite."""
-    K = np.asarray(K, dtype=float)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name} must be a square kernel matrix (n, n); got shape {K.shape}.")
-    scale = float(np.max(np.abs(K))) if K.size else 0.0
+def _symmetric_matrix(K: npt.ArrayLike, name: str) -> np.ndarray:
+    """``K`` as a float array, refused unless square, non-empty, finite and symmetric."""
+    K = as_float_array(K, name)
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+        raise ValueError(f"{name} must be a square matrix (n, n) with n ≥ 1; got shape {K.shape}.")
+    check_finite(K, name, "pass a kernel matrix of finite numbers.")
+    scale = float(np.max(np.abs(K)))
     if not np.allclose(K, K.T, rtol=0.0, atol=1e-12 * scale):
-        raise ValueError(f"{name} is not symmetric: pass the kernel matrix on the nodes.")
-    low, high = spectral_extremes(K)
+        raise ValueError(
+            f"{name} is not symmetric: pass the kernel matrix on the nodes (a symmetric "
+            "eigensolver reads one triangle only, so the spectrum would be another matrix's)."
+        )
+    return K
+
+
+def _smallest_eigenvalue(K: npt.ArrayLike, name: str) -> float:
+    """λ_min of a kernel matrix the bounds divide by; refused when not positive definite."""
+    K = _symmetric_matrix(K, name)
+    eig = np.linalg.eigvalsh(K)
+    low, high = float(eig[0]), float(eig[-1])
     if not low > len(K) * np.finfo(float).eps * high:
         raise ValueError(
             f"{name} is numerically singular (smallest eigenvalue {low:.3g}, largest "
@@ -96,9 +146,15 @@ def _smallest_eigenvalue(K: np.ndarray, name: str) -> float:
     return low
 
 
-def _kernel_vectors(k: np.ndarray, name: str, n: int, points: tuple[int, ...]) -> np.ndarray:
+def _kernel_vectors(k: npt.ArrayLike, name: str, n: int, kxx: np.ndarray) -> np.ndarray:
     """Kernel vectors as columns (n, m), refused in another layout than ``kxx``'s m points."""
-    k, expected = np.asarray(k, dtype=float), (n, *points)
+    k = as_float_array(k, name)
+    if k.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array (n, m), one column per evaluation point; got shape "
+            f"{k.shape}. For one point pass {name}[:, None]."
+        )
+    expected = (n, len(kxx) if kxx.ndim else k.shape[1])
     if k.shape != expected:
         rows = k.shape[::-1] == expected
         hint = " (cov(Xnew, X) gives (m, n): pass its transpose)" if rows else ""
@@ -106,4 +162,5 @@ def _kernel_vectors(k: np.ndarray, name: str, n: int, points: tuple[int, ...]) -
             f"{name} must have shape (n, m) = {expected}, one column per evaluation point "
             f"of kxx; got {k.shape}{hint}."
         )
+    check_finite(k, name, "pass kernel vectors of finite numbers.")
     return k

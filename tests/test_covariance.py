@@ -236,6 +236,22 @@ def test_the_lifting_is_the_same_for_arrays_and_tensors():
     np.testing.assert_allclose(symbolic, expected, rtol=1e-14)
 
 
+def test_the_lifting_refuses_text_and_inputs_that_are_not_two_dimensional():
+    """Text such as "0.1" was parsed into numbers by the array path, and a 1-D tensor failed
+    deep inside pytensor with "too many indices for tensor"."""
+    from pymc_vsk.lifting import lift, psi_columns
+
+    psi = scaling.Jump(0.5)
+    with pytest.raises(TypeError, match="X must hold numbers, not text"):
+        lift(np.array([["0.1"], ["0.7"]]), psi)
+    with pytest.raises(TypeError, match="X must hold numbers, not text"):
+        psi_columns(psi, np.array([["0.1"], ["0.7"]]))
+    with pytest.raises(ValueError, match=r"2-D .* got 1 dimension\(s\).*X\[:, None\]"):
+        lift(pt.as_tensor_variable(np.linspace(0.0, 1.0, 5)), psi)
+    (lifted,) = evaluate(lift(pt.as_tensor_variable(np.array([[0], [1]])), psi))
+    np.testing.assert_array_equal(lifted, [[0.0, 0.0], [1.0, 1.0]])
+
+
 @pytest.mark.parametrize("container", [False, True])
 def test_integer_inputs_give_the_kernel_of_their_float_values(container):
     """Day numbers or years as integers: ψ was cast to the integer type of X, so a jump of

@@ -224,3 +224,51 @@ def test_from_psi_refuses_a_step_and_takes_the_vsk_s_psi_scale():
         answers.append([vsk(*pair).eval()[0, 0], gibbs(*pair).eval()[0, 0]])
     np.testing.assert_allclose(answers[0], answers[1], rtol=1e-9)
     assert abs(answers[0][0] - answers[0][1]) < 1e-4  # and the two agree at small h
+
+
+def test_from_psi_differentiates_integer_inputs_as_floats():
+    """The gradient with respect to an integer tensor is zero: with day numbers or years as
+    integers, ψ'(x) was 0 and both kernels were the stationary one, without a word."""
+    psi = scaling.SmoothJump(1.0, width=1.0)
+    Xi = np.array([[0], [1], [2], [3]])
+    X = Xi.astype(float)
+    s = 1.0 / (1.0 + np.exp(-(X[:, 0] - 1.0)))  # the logistic step and its derivative
+    lx = 0.8 / np.sqrt(1.0 + (s * (1.0 - s)) ** 2)
+    expected = gibbs_reference(lambda r: np.exp(-0.5 * r**2), X, X, lx, lx)
+    np.testing.assert_allclose(psi_gradient(psi, Xi).eval()[:, 0, 0], s * (1.0 - s), rtol=1e-12)
+    gibbs, ps = Gibbs.from_psi(psi, 0.8), PaciorekSchervish.from_psi(psi, 0.8, 1)
+    for K in evaluate(gibbs(Xi), ps(Xi), gibbs(X, Xi)):
+        np.testing.assert_allclose(K, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [Gibbs, PaciorekSchervish])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"ls": 0.0}, ValueError, r"ls must be positive; got 0"),
+        ({"ls": -0.3}, ValueError, r"ls must be positive; got -0.3"),
+        ({"ls": np.nan}, ValueError, r"ls contains 1 NaN"),
+        ({"ls": "0.3"}, TypeError, r"ls must hold numbers, not text"),
+        ({"ls": True}, TypeError, r"ls must be a number; got True"),
+        ({"ls": [0.3, 0.4]}, ValueError, r"ls must be one number; got shape \(2,\)"),
+        ({"psi_scale": np.inf}, ValueError, r"psi_scale contains 1 infinite"),
+        ({"psi_scale": -2.0}, ValueError, r"psi_scale must be positive"),
+    ],
+)
+def test_from_psi_refuses_a_length_scale_or_scale_that_is_not_one_positive_number(
+    cls, kwargs, error, match
+):
+    """ℓ = 0 or a NaN gave a matrix of NaN, text failed inside pytensor, and a negative ℓ
+    was taken for its absolute value."""
+    kwargs = {"psi": scaling.SmoothJump(0.5, width=0.05), "ls": 0.3, "input_dim": 1} | kwargs
+    with pytest.raises(error, match=match):
+        cls.from_psi(**kwargs)
+
+
+def test_a_sigma_field_of_the_wrong_size_and_one_dimensional_inputs_are_refused():
+    """A (n, 2, 2) field for a 1-D kernel gave numbers; a 1-D X failed inside pytensor."""
+    X = np.linspace(0.0, 1.0, 5)[:, None]
+    with pytest.raises(ValueError, match=r"shape \(n, 1, 1\) .* got static shape \(5, 2, 2\)"):
+        PaciorekSchervish(1, lambda X: pt.ones((X.shape[0], 2, 2)))(X)
+    with pytest.raises(ValueError, match=r"2-D .* got 1 dimension\(s\)"):
+        psi_gradient(scaling.SmoothJump(0.5, width=0.05), np.linspace(0.0, 1.0, 5))

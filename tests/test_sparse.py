@@ -85,6 +85,44 @@ def test_smooth_jump_edges_sit_where_the_step_is_done_and_explicit_locations_win
     assert [(d, loc.tolist(), w) for d, loc, w in stacked] == [(0, [0.2], None), (0, [0.8], 0.05)]
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"n_points": True}, TypeError, r"n_points must be an integer; got True"),
+        ({"n_points": 2.7}, TypeError, r"n_points must be an integer; got 2.7"),
+        ({"n_points": "3"}, TypeError, r"n_points must be an integer; got '3'"),
+        ({"X": np.array([["0.1"], ["0.5"], ["0.9"]])}, TypeError, r"X must hold numbers"),
+        ({"X": np.array([[True], [False], [True]])}, TypeError, r"X must be numeric"),
+        ({"X": np.zeros((0, 1)), "n_points": 1}, ValueError, r"X has no rows"),
+        ({"locations": [np.nan]}, ValueError, r"locations contains 1 NaN"),
+        ({"locations": ["0.5"]}, TypeError, r"locations must hold numbers"),
+        ({"locations": [[0.5]]}, ValueError, r"locations must be a number or a 1-D"),
+        ({"locations": [0.5], "dim": True}, TypeError, r"dim must be an integer"),
+        ({"locations": [0.5], "dim": 0.7}, TypeError, r"dim must be an integer"),
+        ({"psi": Jump(0.5), "offset": np.inf}, ValueError, r"offset must be one finite"),
+        ({"psi": Jump(0.5), "offset": "0.1"}, TypeError, r"offset must hold numbers"),
+        ({"psi": Jump(0.5), "offset": True}, TypeError, r"offset must be a number"),
+    ],
+)
+def test_inducing_points_refuse_bad_arguments_instead_of_guessing(kwargs, error, match):
+    """Before, a bool or a fraction was truncated to a count, text was parsed, a NaN location
+    was dropped without a word, and an infinite offset placed inputs at ±inf."""
+    kwargs = {"X": np.linspace(0.0, 1.0, 21)[:, None], "n_points": 3} | kwargs
+    with pytest.raises(error, match=match):
+        inducing_points(**kwargs)
+
+
+def test_inducing_points_move_with_the_units_of_x():
+    """Rescaling or shifting x (and the jump with it) moves the inducing inputs the same way."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0.0, 1.0, (200, 2))
+    Xu = inducing_points(X, 16, Jump(0.5, dim=1))
+    for c, s in [(1e3, 0.0), (1e-3, 0.0), (1.0, 1e4), (2.0, -50.0)]:
+        moved = inducing_points(c * X + s, 16, Jump(0.5 * c + s, dim=1))
+        np.testing.assert_allclose((moved - s) / c, Xu, atol=1e-9)
+    assert len(inducing_points(X[:, :1], np.int64(4), locations=0.5)) == 6
+
+
 def test_random_jump_location_asks_for_locations():
     X = np.linspace(0.0, 1.0, 51)[:, None]
     with pm.Model():

@@ -95,3 +95,51 @@ def test_the_bounds_refuse_a_singular_matrix_and_kernel_vectors_in_rows():
     lopsided[0, 5] += 0.5
     with pytest.raises(ValueError, match=r"K is not symmetric"):
         power_function_lower_bounds(lopsided, k, kxx, K_psi + nugget, k_psi)
+
+
+def test_spectral_extremes_refuse_an_asymmetric_matrix_instead_of_reading_one_triangle():
+    """eigvalsh reads the lower triangle only: [[1, 5], [0, 1]] gave (1.0, 1.0) silently."""
+    with pytest.raises(ValueError, match="K is not symmetric"):
+        spectral_extremes(np.array([[1.0, 5.0], [0.0, 1.0]]))
+    A = np.array([[2.0, 1.0], [1.0, 2.0]])
+    np.testing.assert_allclose(spectral_extremes(A), np.linalg.eigvals(A).real[[1, 0]])
+
+
+@pytest.mark.parametrize(
+    ("K", "error", "match"),
+    [
+        (np.ones((2, 3)), ValueError, r"square matrix \(n, n\).*\(2, 3\)"),
+        (np.ones(3), ValueError, r"square matrix .*\(3,\)"),
+        (np.zeros((0, 0)), ValueError, r"n ≥ 1"),
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), ValueError, "K contains 2 NaN"),
+        (np.array([["1", "0"], ["0", "1"]]), TypeError, "not text"),
+    ],
+)
+def test_spectral_extremes_explain_bad_matrices(K, error, match):
+    with pytest.raises(error, match=match):
+        spectral_extremes(K)
+
+
+def test_the_bounds_refuse_nan_mismatched_sizes_and_one_dimensional_vectors():
+    """NaN in K was reported as "not symmetric", NaN in k or kxx gave NaN bounds, K_psi of
+    another size was blamed on k_psi, and one point as a 1-D k asked for shape (n, 0)."""
+    X, Xnew = np.linspace(0, 1, 9)[:, None], np.array([[0.3], [0.6]])
+    K = np.exp(-0.5 * (X - X.T) ** 2 / 0.2**2) + 1e-6 * np.eye(9)
+    k = np.exp(-0.5 * (X - Xnew.T) ** 2 / 0.2**2)
+    bad = K.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="K contains 1 NaN"):
+        power_function_lower_bounds(bad, k, 1.0, K, k)
+    bad = k.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"k_psi contains 1 NaN value\(s\) \(first in row 3\)"):
+        power_function_lower_bounds(K, k, 1.0, K, bad)
+    with pytest.raises(ValueError, match="kxx contains 1 NaN"):
+        power_function_lower_bounds(K, k, np.nan, K, k)
+    with pytest.raises(ValueError, match=r"K_psi has shape \(8, 8\) but K has \(9, 9\)"):
+        power_function_lower_bounds(K, k, 1.0, K[:8, :8], k[:8])
+    with pytest.raises(ValueError, match=r"k must be a 2-D array.*k\[:, None\]"):
+        power_function_lower_bounds(K, k[:, 0], 1.0, K, k[:, 0])
+    one = power_function_lower_bounds(K, k[:, :1], 1.0, K, k[:, :1])
+    both = power_function_lower_bounds(K, k, [1.0, 1.0], K, k)
+    np.testing.assert_allclose(one[0], both[0][:1], rtol=1e-12)
