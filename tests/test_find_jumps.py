@@ -1840,3 +1840,73 @@ def test_options_that_are_not_finite_numbers_are_named(option, error, match):
     x, y = _step_series()
     with pytest.raises(error, match=match):
         find_jumps(x, y, draws=50, chains=2, **option)
+
+
+def test_the_classical_season_is_statsmodels_seasonal_decompose():
+    """With all its harmonics the profile is the seasonal part of statsmodels' classical
+    additive decomposition, for even and odd periods, and it moves with y's units."""
+    seasonal_decompose = pytest.importorskip("statsmodels.tsa.seasonal").seasonal_decompose
+    rng = np.random.default_rng(seed(3))
+    for period in (4, 7, 12):
+        x = np.arange(10.0 * period + 3)
+        y = np.sin(2 * np.pi * x / period) + 0.3 * rng.normal(size=x.size) + 0.01 * x
+        reference = seasonal_decompose(y, period=period, model="additive").seasonal[:period]
+        season = Season(x, y, period, harmonics=period // 2)
+        np.testing.assert_allclose(season.effects, reference, atol=1e-12)
+        other = Season(3 * x + 5, 7 * y - 2, period, harmonics=period // 2)
+        np.testing.assert_allclose(other.effects, 7 * season.effects, atol=1e-12)
+
+
+def test_seasons_refuse_missing_values_unsorted_inputs_and_odd_periods():
+    """A NaN in y gave period 2 (every gain NaN), y shorter than x failed in numpy's
+    indexing, decreasing x read as irregular, a period of 1 failed an assertion and 12.7 was
+    truncated to 12."""
+    x = np.arange(48.0)
+    y = np.sin(2 * np.pi * x / 12)
+    with pytest.raises(ValueError, match=r"y contains 1 NaN value\(s\) \(first in row 47\)"):
+        find_period(x, np.r_[y[:-1], np.nan])
+    with pytest.raises(ValueError, match=r"one length; got shapes \(48,\) and \(40,\)"):
+        find_period(x, y[:40])
+    with pytest.raises(ValueError, match="x must be sorted"):
+        find_period(x[::-1], y)
+    with pytest.raises(ValueError, match="period must be at least 2; got 1"):
+        Season(x, y, 1)
+    for period in (12.7, True):
+        with pytest.raises(TypeError, match=r"period must be an integer \(int\)"):
+            Season(x, y, period)
+    with pytest.raises(TypeError, match=r"harmonics must be an integer \(int\)"):
+        Season(x, y, 12, harmonics=2.0)
+    assert find_period(x, y) == 12 == Season(x, y, np.int64(12)).period
+
+
+def test_warps_refuse_missing_values():
+    """A NaN or an infinite y chose no warp, silently (every score NaN)."""
+    y = np.exp(np.arange(11.0))
+    for bad, message in ((np.nan, "1 NaN"), (np.inf, "1 infinite")):
+        with pytest.raises(ValueError, match=f"y contains {message}"):
+            choose_warp(np.r_[y, bad])
+    with pytest.raises(ValueError, match=r"1-D array of observations; got shape \(11, 1\)"):
+        choose_warp(y[:, None])
+    with pytest.raises(TypeError, match="not text"):
+        choose_warp(["1", "2", "3", "4"])
+
+
+def test_decimal_years_agree_with_pandas_and_refuse_numbers():
+    """Daily, hourly (across a change to summer time) and monthly dates against pandas'
+    own arithmetic; numbers were read as nanoseconds since 1970 (both 1.0 and 2.0 became
+    1970.0), and no dates failed inside numpy."""
+    days = pd.date_range("1999-03-05", periods=900, freq="D")
+    expected = 1999 + (days - pd.Timestamp("1999-01-01")) / pd.Timedelta(days=365.25)
+    np.testing.assert_allclose(dates_module.decimal_years(days), expected, rtol=0, atol=1e-12)
+    months = pd.date_range("1999-03-31", periods=30, freq="ME")
+    np.testing.assert_allclose(
+        dates_module.decimal_years(months), months.year + (months.month - 1) / 12, atol=1e-12
+    )
+    hours = pd.date_range("2020-03-28", periods=72, freq="h", tz="Europe/Berlin")
+    steps = np.diff(dates_module.decimal_years(hours)) * 365.25 * 24
+    np.testing.assert_allclose(steps, 1.0, atol=1e-6)
+    for numbers in ([1.0, 2.0], np.array([2001, 2002]), pd.Series([2001.5, 2002.0])):
+        with pytest.raises(TypeError, match="x must hold dates"):
+            dates_module.decimal_years(numbers)
+    with pytest.raises(ValueError, match="x holds no dates"):
+        dates_module.decimal_years([])

@@ -263,3 +263,164 @@ def test_jump_count_selection_reads_a_missing_standard_error_as_the_small_thresh
     )
     assert select_jump_count(comparison, {"one": 1, "none": 0}) == 0
     assert select_jump_count(comparison, {"one": 1, "none": 0}, small=1.0) == 1
+
+
+def test_gap_quantiles_end_where_the_posterior_mass_ends():
+    """The 0 and 1 quantiles are the ends of the gaps with mass: with empty gaps after the
+    last one with mass, the 1 quantile (and a 100 % ETI) was the left end of the last gap of
+    the prior range (4 here), far beyond every draw the posterior could give."""
+    gaps = Gaps.from_nodes(np.arange(5.0), -0.5, 4.5)
+    early = LocationPosterior(gaps, np.array([0.5, 0.5, 0.0, 0.0, 0.0, 0.0]))
+    np.testing.assert_allclose(early.quantile([0.0, 0.25, 0.5, 1.0]), [-0.5, -0.25, 0.0, 1.0])
+    assert early.eti(1.0) == (-0.5, 1.0) == early.interval(1.0)
+    late = LocationPosterior(gaps, np.array([0.0, 0.0, 0.0, 0.0, 0.5, 0.5]))
+    np.testing.assert_allclose(late.quantile([0.0, 0.5, 1.0]), [3.0, 4.0, 4.5])
+    assert late.eti(1.0) == (3.0, 4.5) == late.interval(1.0)
+
+
+@pytest.mark.parametrize("prob", [1.5, 0.0, -0.2, np.nan, True, "0.9", [0.5, 0.9]])
+def test_location_summaries_refuse_a_mass_that_is_no_probability(prob):
+    """A mass of 1.5 was read as 1 (and printed as 150 %), NaN as 1 gap, and so on."""
+    post = LocationPosterior(Gaps.from_nodes(np.arange(5.0), -0.5, 4.5), np.full(6, 1 / 6))
+    for summary in (post.eti, post.interval, post.credible_gaps, post.summary):
+        with pytest.raises((ValueError, TypeError), match="prob"):
+            summary(prob)
+    with pytest.raises((ValueError, TypeError), match="prob"):
+        post.covers(0.5, prob)
+
+
+@pytest.mark.parametrize("q", [1.5, -0.1, [0.5, np.nan]])
+def test_location_quantiles_refuse_probabilities_outside_0_1(q):
+    """Without draws a quantile of 1.5 was that of 1; with draws numpy refused it."""
+    gaps = Gaps.from_nodes(np.arange(5.0), -0.5, 4.5)
+    for post in (
+        LocationPosterior(gaps, np.full(6, 1 / 6)),
+        LocationPosterior(gaps, np.full(6, 1 / 6), draws=np.linspace(0, 4, 9)),
+    ):
+        with pytest.raises(ValueError, match=r"q must hold probabilities in \[0, 1\]"):
+            post.quantile(q)
+
+
+def test_location_posterior_refuses_draws_outside_the_range_given():
+    """Draws outside [lower, upper] (the range of another model) were dropped from the gap
+    probabilities but kept in the quantiles; none inside gave NaN probabilities."""
+    import arviz as az
+
+    X = np.linspace(0, 1, 11)[:, None]
+    draws = np.random.default_rng(0).uniform(0.41, 0.5, size=(2, 50))
+    idata = az.from_dict({"posterior": {"location": draws}})
+    with pytest.raises(ValueError, match=r"100 draw\(s\) of 'location' lie outside"):
+        location_posterior(idata, X, 0.6, 0.9)
+    with pytest.raises(ValueError, match="lie outside"):
+        location_posterior(idata, X, 0.1, 0.45)
+    (post,) = location_posterior(idata, X, 0.41, 0.5)  # the ends belong to the range
+    assert post.probs.sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="X contains 1 NaN"):
+        location_posterior(idata, np.r_[X, [[np.nan]]], 0.1, 0.9)
+
+
+@pytest.mark.parametrize(
+    ("bound", "error", "message"),
+    [
+        ("0.1", TypeError, "lower must hold numbers, not text"),
+        ("abc", TypeError, "lower must hold numbers, not text"),
+        (True, TypeError, "lower must be a number"),
+        (np.array([0.1, 0.2]), ValueError, r"lower must be one number.*shape \(2,\)"),
+        (np.inf, ValueError, "lower contains 1 infinite"),
+    ],
+)
+def test_location_bounds_must_be_one_finite_number(bound, error, message):
+    """Text was parsed ("0.1") or failed inside float(), True was a bound of 1, an array
+    failed in numpy's conversion to a scalar."""
+    X, y = jump_data()
+    with pytest.raises(error, match=message):
+        build_jump_model(X, y, lower=bound, upper=0.9)
+    import arviz as az
+
+    idata = az.from_dict({"posterior": {"location": np.full((1, 5), 0.5)}})
+    with pytest.raises(error, match=message):
+        location_posterior(idata, X, bound, 0.9)
+
+
+def test_fixed_amplitudes_are_one_number_or_one_per_jump():
+    """One number for two jumps failed with numpy's IndexError, three values for two jumps
+    were cut to two silently, two values for the exact marginal failed inside pytensor."""
+    X, y = jump_data()
+    model, _ = build_jump_model(X, y, n_jumps=2, amplitude=0.5)
+    assert "amplitude" not in model.named_vars
+    build_jump_model(X, y, n_jumps=2, amplitude=[0.5, 1.0])
+    with pytest.raises(ValueError, match=r"one number or one per jump \(2\); got shape \(3,\)"):
+        build_jump_model(X, y, n_jumps=2, amplitude=[0.5, 1.0, 2.0])
+    with pytest.raises(ValueError, match=r"one per jump \(1\); got shape \(2,\)"):
+        build_jump_model(X, y, method="marginal", amplitude=[0.5, 1.0])
+    with pytest.raises(TypeError, match="amplitude must be a number"):
+        build_jump_model(X, y, amplitude=True)
+
+
+def test_marginal_predictions_check_their_inputs():
+    """Two columns were cut to the first, NaN gave NaN predictions, a 1-D array and text
+    failed inside pytensor and numpy."""
+    X, y = jump_data()
+    fixed = {"sigma_f": 1.5, "sigma_n": 0.3, "priors": {"ls": 0.1, "mean": 1.2}}
+    model, gp = build_jump_model(X, y, method="marginal", amplitude=0.7, **fixed)
+    grid = np.linspace(0, 1, 5)
+    for bad, message in (
+        (grid, r"shape \(m, 1\), as X; got shape \(5,\)"),
+        (np.c_[grid, grid], r"got shape \(5, 2\)"),
+        (np.array([[0.5], [np.nan]]), "Xnew contains 1 NaN"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            gp.predict(bad, point={}, model=model)
+    with pytest.raises(TypeError, match="Xnew must hold numbers, not text"):
+        gp.predict([["0.5"]], point={}, model=model)
+    assert np.all(np.isfinite(gp.predict(grid[:, None], point={}, model=model).mean))
+
+
+@pytest.mark.parametrize(
+    ("counts", "options", "message"),
+    [
+        ({"one": 1.5, "none": 0}, {}, r"counts must be whole numbers.*'one': 1.5"),
+        ({"one": True, "none": False}, {}, "counts must be whole numbers"),
+        ({"one": "1", "none": "0"}, {}, "counts must be whole numbers"),
+        ({"one": 1, "none": -1}, {}, "counts must be whole numbers"),
+        ({"one": 1, "none": 0}, {"small": np.nan}, "small must be a finite number"),
+        ({"one": 1, "none": 0}, {"n_se": -2.0}, "n_se must be a finite number"),
+        ({"one": 1, "none": 0}, {"small": "4"}, "small must be a finite number"),
+    ],
+)
+def test_jump_count_selection_refuses_counts_and_thresholds_that_are_not_numbers(
+    counts, options, message
+):
+    """A count of 1.5 was truncated to 1, bools and text were counted, a NaN or negative
+    threshold was used as it was."""
+    import pandas as pd
+
+    from pymc_vsk.jumps import select_jump_count
+
+    comparison = pd.DataFrame({"elpd_diff": [0.0, -1.0], "dse": [0.0, 1.0]}, index=["one", "none"])
+    with pytest.raises(ValueError, match=message):
+        select_jump_count(comparison, counts, **options)
+
+
+def test_jump_count_selection_refuses_a_model_without_an_elpd():
+    """A NaN elpd_diff never counted as tied: the answer silently ignored that model."""
+    import pandas as pd
+
+    from pymc_vsk.jumps import select_jump_count
+
+    comparison = pd.DataFrame(
+        {"elpd_diff": [0.0, np.nan], "dse": [0.0, 1.0]}, index=["one", "none"]
+    )
+    with pytest.raises(ValueError, match=r"elpd_diff is NaN for \['none'\]"):
+        select_jump_count(comparison, {"one": 1, "none": 0})
+
+
+def test_location_posterior_names_a_missing_variable():
+    """A posterior without the location failed with xarray's bare KeyError; one of the exact
+    marginal is pointed to its own summary."""
+    import arviz as az
+
+    X = np.linspace(0, 1, 11)[:, None]
+    marginal = az.from_dict({"posterior": {"y_gap_probs": np.full((1, 5, 8), 1 / 8)}})
+    with pytest.raises(KeyError, match=r"no variable 'location'.*gp.location_posterior\(idata\)"):
+        location_posterior(marginal, X, 0.1, 0.9)

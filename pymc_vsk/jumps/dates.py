@@ -9,6 +9,7 @@ that a season of whole months or days stays a whole number of steps
 from __future__ import annotations
 
 import datetime
+import numbers
 from typing import NamedTuple
 
 import numpy as np
@@ -79,7 +80,23 @@ def to_datetimes(values: object, format: str | None = None) -> pd.Series | pd.Da
 
 def _timestamps(dates: object) -> pd.Series:
     """Dates of any kind :func:`is_dates` accepts as a pandas Series of datetimes; a missing
-    date is an error naming its position."""
+    date is an error naming its position, and numbers (which pandas would read as
+    nanoseconds since 1970) or no dates at all are refused."""
+    if np.size(np.asarray(dates, dtype=object)) == 0:
+        raise ValueError("x holds no dates; pass at least one.")
+    dtype = getattr(dates, "dtype", np.dtype(object))  # a list: look at its cells
+    numeric = dtype.kind in "biufc" and not isinstance(dtype, pd.PeriodDtype)
+    if not numeric and pd.api.types.is_object_dtype(dtype):
+        numeric = any(
+            isinstance(c, numbers.Number) and not pd.isna(c)
+            for c in np.asarray(dates, dtype=object).ravel()
+        )
+    if numeric:
+        raise TypeError(
+            "x must hold dates (datetime64, pandas datetimes or periods, datetime or date "
+            "objects, or text that reads as dates), not numbers: pass numbers as they are, "
+            "without converting them to decimal years."
+        )
     if isinstance(getattr(dates, "dtype", None), pd.PeriodDtype):
         dates = pd.PeriodIndex(dates).to_timestamp()
     elif not hasattr(dates, "dtype") or pd.api.types.is_object_dtype(dates.dtype):
@@ -220,7 +237,9 @@ def decimal_years(dates: object) -> np.ndarray:
     Raises
     ------
     ValueError
-        A missing date (NaT).
+        A missing date (NaT), or no dates.
+    TypeError
+        Numbers instead of dates.
 
     Examples
     --------

@@ -46,6 +46,7 @@ import scipy.special
 import xarray as xr
 from pytensor.tensor.variable import TensorVariable
 
+from pymc_vsk.arrays import as_float_array, check_finite
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points, posterior
 from pymc_vsk.fitting import record_units
@@ -58,6 +59,7 @@ from pymc_vsk.prediction import Prediction
 from pymc_vsk.priors import (
     PriorSpec,
     base_kernel,
+    is_dist,
     mean_function,
     node_scales,
     parameter,
@@ -67,7 +69,6 @@ from pymc_vsk.priors import (
     y_scale,
 )
 from pymc_vsk.scaling import SmoothJump, Stack
-from pymc_vsk.validation import as_float_array
 
 __all__ = [
     "Gaps",
@@ -77,6 +78,38 @@ __all__ = [
     "check_location_range",
     "location_posterior",
 ]
+
+
+def _probabilities(q: float | npt.ArrayLike, name: str) -> np.ndarray:
+    """``q`` as an array of probabilities, refused unless numbers in [0, 1]."""
+    if np.asarray(q).dtype == bool:
+        raise TypeError(f"{name} must hold probabilities in [0, 1], not bools; got {q!r}.")
+    values = as_float_array(q, name)
+    if not np.all((values >= 0) & (values <= 1)):  # NaN fails too
+        raise ValueError(f"{name} must hold probabilities in [0, 1]; got {values.tolist()}.")
+    return values
+
+
+def _mass(prob: float) -> float:
+    """``prob`` as a posterior mass, refused unless one number in (0, 1]."""
+    values = _probabilities(prob, "prob")
+    if values.ndim != 0 or not values > 0:
+        raise ValueError(
+            f"prob must be one posterior mass in (0, 1], e.g. 0.94; got {values.tolist()}."
+        )
+    return float(values)
+
+
+def _bound(value: object, name: str) -> float:
+    """A bound of the location prior as a float, refused unless one finite number."""
+    if value is None or np.asarray(value).dtype == bool:
+        raise TypeError(f"{name} must be a number (in the units of x); got {value!r}.")
+    array = as_float_array(value, name)
+    if array.ndim != 0 and array.size != 1:
+        raise ValueError(f"{name} must be one number (in the units of x); got shape {array.shape}.")
+    number = float(array.reshape(()))
+    check_finite(np.array([number]), name, "give a finite bound in the units of x.")
+    return number
 
 
 @dataclass(frozen=True)
@@ -187,18 +220,25 @@ class LocationPosterior:
         Returns
         -------
         ndarray
+
+        Raises
+        ------
+        ValueError
+            Probabilities outside [0, 1] (NaN included).
         """
+        q = _probabilities(q, "q")
         if self.draws is not None:
             return np.quantile(self.draws, q)
-        widths = self.gaps.right - self.gaps.left
-        cum = np.concatenate([[0.0], np.cumsum(self.probs)])
+        # only gaps with posterior mass hold quantiles: the 0 and 1 quantiles are the ends of
+        # the posterior's support, not those of the prior range
+        held = self.probs > 0
+        left, right, probs = self.gaps.left[held], self.gaps.right[held], self.probs[held]
+        cum = np.concatenate([[0.0], np.cumsum(probs)])
         shape = np.shape(q)  # a number gives a 0-d array, as np.quantile does
         q = np.atleast_1d(q)
-        g = np.clip(np.searchsorted(cum, q, side="right") - 1, 0, len(widths) - 1)
-        frac = np.where(
-            self.probs[g] > 0, (q - cum[g]) / np.where(self.probs[g] > 0, self.probs[g], 1), 0
-        )
-        return (self.gaps.left[g] + np.clip(frac, 0, 1) * widths[g]).reshape(shape)
+        g = np.clip(np.searchsorted(cum, q, side="right") - 1, 0, len(probs) - 1)
+        frac = np.clip((q - cum[g]) / probs[g], 0, 1)
+        return (left[g] + frac * (right[g] - left[g])).reshape(shape)
 
     @property
     def mean(self) -> float:
@@ -215,6 +255,7 @@ class LocationPosterior:
         prob : float, default 0.94
             Posterior mass.
         """
+        prob = _mass(prob)
         lo, hi = self.quantile([(1 - prob) / 2, (1 + prob) / 2])
         return float(lo), float(hi)
 
@@ -226,6 +267,7 @@ class LocationPosterior:
         prob : float, default 0.94
             Posterior mass.
         """
+        prob = _mass(prob)
         order = np.argsort(-self.probs, kind="stable")
         n = int(np.searchsorted(np.cumsum(self.probs[order]), prob - 1e-12) + 1)
         return order[: min(n, len(order))]
@@ -270,6 +312,7 @@ class LocationPosterior:
         -------
         str
         """
+        prob = _mass(prob)
         lo, hi = self.interval(prob)
         elo, ehi = self.eti(prob)
         best = int(np.argmax(self.probs))
@@ -463,8 +506,14 @@ class MarginalJumpGP:
         """
         if (point is None) == (idata is None):
             raise ValueError("Pass exactly one of point= or idata=.")
+        Xnew = as_float_array(Xnew, "Xnew")
+        if Xnew.ndim != 2 or Xnew.shape[1] != 1:
+            raise ValueError(
+                f"Xnew must be a column of inputs, shape (m, 1), as X; got shape {Xnew.shape}. "
+                "For a 1-D array pass Xnew[:, None]."
+            )
+        check_finite(Xnew, "Xnew", "predict at finite inputs only.")
         fn, names = self._predictor(pm.modelcontext(model))
-        Xnew = np.asarray(Xnew, dtype=float)
         points = [point] if point is not None else draw_points(idata, names, max_draws, seed)
         moments = []
         for p in points:
@@ -526,17 +575,46 @@ def location_posterior(
     Returns
     -------
     list of LocationPosterior
+
+    Raises
+    ------
+    KeyError
+        The posterior has no variable ``name``.
+    ValueError
+        Draws outside [lower, upper] (a range other than the model's), nodes that are not
+        finite, or bounds that are not one finite number each.
     """
     x = as_float_array(X, "X")
     if x.ndim == 2 and x.shape[1] == 1:
         x = x[:, 0]
     if x.ndim != 1:
         raise ValueError(f"X must hold one input per node, shape (n, 1) or (n,); got {x.shape}.")
+    check_finite(x, "X", "pass the nodes the model was built on.")
+    lower, upper = _bound(lower, "lower"), _bound(upper, "upper")
     gaps = Gaps.from_nodes(x, lower, upper)
-    draws = np.asarray(posterior(idata)[name].values)
+    post = posterior(idata)
+    if name not in post:
+        marginal = (
+            " A model of method='marginal' has no location draws: its gaps' probabilities"
+            " are gp.location_posterior(idata)."
+            if any(str(v).endswith("_gap_probs") for v in post)
+            else ""
+        )
+        raise KeyError(
+            f"The posterior has no variable {name!r}; it has {sorted(map(str, post))}.{marginal}"
+        )
+    draws = np.asarray(post[name].values, dtype=float)
     draws = draws.reshape(-1, *draws.shape[2:])
     if draws.ndim == 1:
         draws = draws[:, None]
+    outside = ~((draws >= lower) & (draws <= upper))  # NaN draws too
+    if outside.any():
+        raise ValueError(
+            f"{int(outside.sum())} draw(s) of {name!r} lie outside [lower, upper] = "
+            f"[{lower:g}, {upper:g}] (the draws span [{np.nanmin(draws):g}, "
+            f"{np.nanmax(draws):g}]): pass the lower and upper the model was built with."
+        )
+    draws = np.maximum(draws, np.nextafter(lower, np.inf))  # t = lower is the first gap's
     out = []
     for k in range(draws.shape[1]):
         g = gaps.index(draws[:, k])
@@ -642,13 +720,14 @@ def build_jump_model(
     n_jumps = int(n_jumps)  # a numpy integer is no shape for PyMC
     spacing, span = node_scales(X_np)
     x0 = float(X_np.min())
-    lower = x0 + 0.1 * span if lower is None else float(lower)
-    upper = x0 + 0.9 * span if upper is None else float(upper)
+    lower = x0 + 0.1 * span if lower is None else _bound(lower, "lower")
+    upper = x0 + 0.9 * span if upper is None else _bound(upper, "upper")
     check_location_range(X_np[:, 0], lower, upper, n_jumps)
     context = pm.Model.get_context(error_if_none=False)
     with context if context is not None else pm.Model() as model:
         amp_scale = 1.0 if standardize else span
         amp_spec = pm.HalfNormal.dist(sigma=amp_scale) if amplitude is None else amplitude
+        amp_spec = _amplitudes(amp_spec, n_jumps)
         if method == "smooth":
             return _smooth(
                 X_np,
@@ -675,6 +754,29 @@ def build_jump_model(
                 X_np, y_np, lower, upper, amp_spec, kernel, priors, mean, standardize, overrides
             )
     raise ValueError(f"method must be 'smooth' or 'marginal'; got {method!r}.")
+
+
+def _amplitudes(spec: PriorSpec, n_jumps: int) -> PriorSpec:
+    """A fixed amplitude as one value per jump (one number is every jump's); a prior as it
+    is.
+
+    Raises
+    ------
+    ValueError
+        Fixed values that are neither one number nor one per jump.
+    """
+    if is_dist(spec) or isinstance(spec, pt.Variable) or spec is None:
+        return spec
+    if np.asarray(spec).dtype == bool:
+        return spec  # refused by parameter, with its message
+    value = as_float_array(spec, "amplitude")
+    if value.size == 1:
+        return np.full(n_jumps, float(value.reshape(()))) if n_jumps > 1 else value.reshape(())
+    if value.ndim != 1 or value.size != n_jumps:
+        raise ValueError(
+            f"amplitude must be one number or one per jump ({n_jumps}); got shape {value.shape}."
+        )
+    return value
 
 
 def _smooth(

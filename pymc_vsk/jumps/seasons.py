@@ -15,6 +15,9 @@ period among ``m`` by ``log m`` and that of its number of harmonics likewise.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+
+from pymc_vsk.arrays import as_float_array, check_count, check_finite
 
 __all__ = ["Season", "find_period"]
 
@@ -34,6 +37,20 @@ def _on_grid(t: np.ndarray) -> np.ndarray:
     """Whether each position t (in steps from the first input) lies within ``OFF_GRID`` of
     a node."""
     return np.abs(t - np.rint(t)) <= OFF_GRID
+
+
+def _series(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """x and y as float arrays, refused unless 1-D, of one length, finite and x sorted."""
+    x, y = as_float_array(x, "x"), as_float_array(y, "y")
+    if x.ndim != 1 or y.shape != x.shape:
+        raise ValueError(
+            f"x and y must be 1-D arrays of one length; got shapes {x.shape} and {y.shape}."
+        )
+    check_finite(x, "x", "drop the rows without an input first.")
+    check_finite(y, "y", "drop or impute the missing observations first.")
+    if np.any(np.diff(x) < 0):
+        raise ValueError("x must be sorted in increasing order (sort x and y together).")
+    return x, y
 
 
 def _grid(x: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -83,6 +100,13 @@ def find_period(x: np.ndarray, y: np.ndarray) -> int | None:
     -------
     int or None
 
+    Raises
+    ------
+    ValueError
+        x and y of other shapes than one 1-D length, NaN or infinite values, x not sorted.
+    TypeError
+        Text, dates or other values that are not numbers.
+
     Examples
     --------
     >>> import numpy as np
@@ -91,8 +115,7 @@ def find_period(x: np.ndarray, y: np.ndarray) -> int | None:
     >>> find_period(x, y)
     12
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x, y = _series(x, y)
     grid = _grid(x)
     if grid is None:
         return None
@@ -173,6 +196,16 @@ class Season:
         wave, a summer peak): a weekly profile of 52 free effects pays 25.5 · log n in the
         criterion, its three lowest harmonics 3 · log n.
 
+    Raises
+    ------
+    ValueError
+        x and y of other shapes than one 1-D length, NaN or infinite values, x not sorted
+        or irregular, a period below 2, a number of harmonics outside 1 to ``period // 2``,
+        or a series too short for the period.
+    TypeError
+        A period or number of harmonics that is not an int (2.5, a bool), or x or y that
+        are not numbers.
+
     Attributes
     ----------
     effects : array, shape (period,)
@@ -191,13 +224,14 @@ class Season:
     def __init__(
         self, x: np.ndarray, y: np.ndarray, period: int, harmonics: int | None = None
     ) -> None:
-        x = np.asarray(x, dtype=float)
-        y = np.asarray(y, dtype=float)
+        x, y = _series(x, y)
+        self.period = check_count(period, "period", 2)
+        if harmonics is not None:
+            harmonics = check_count(harmonics, "harmonics", 1)
         grid = _grid(x)
         if grid is None:
             raise ValueError("a season needs regularly spaced x (missing nodes allowed).")
         t, self.step = grid
-        self.period = int(period)
         if harmonics is not None and not 1 <= harmonics <= self.period // 2:
             raise ValueError(
                 f"a season of period {self.period} has 1 to {self.period // 2} harmonics; "

@@ -42,7 +42,9 @@ def select_jump_count(
         A comparison whose differences are not from the best model (``arviz.compare(...,
         reference=...)`` with another model: its ``dse`` are then those of differences from
         that model), one without models or without the columns ``elpd_diff`` and ``dse``, or
-        a model without a count.
+        a model without a count, a count that is not a whole number of at least 0 (a bool,
+        2.5, ``"2"``), an ``elpd_diff`` that is NaN, or ``small`` or ``n_se`` that is not a
+        finite number of at least 0.
     """
     absent = [column for column in ("elpd_diff", "dse") if column not in comparison.columns]
     if absent:
@@ -69,6 +71,27 @@ def select_jump_count(
             "errors (dse) are from that reference. Compare with the default reference "
             "(arviz.compare without reference=), which measures them from the best model."
         )
+    for name, value in (("small", small), ("n_se", n_se)):
+        if isinstance(value, bool | np.bool_) or not (
+            isinstance(value, int | float | np.integer | np.floating) and 0 <= value < np.inf
+        ):
+            raise ValueError(f"{name} must be a finite number of at least 0; got {value!r}.")
+    counted = {name: counts[name] for name in comparison.index}
+    odd = {
+        name: count
+        for name, count in counted.items()
+        if isinstance(count, bool | np.bool_)
+        or not isinstance(count, int | np.integer)
+        or count < 0
+    }
+    if odd:
+        raise ValueError(f"counts must be whole numbers of jumps (int, at least 0); got {odd}.")
+    if comparison["elpd_diff"].astype(float).isna().any():
+        bad = comparison.index[comparison["elpd_diff"].astype(float).isna()].tolist()
+        raise ValueError(
+            f"The comparison's elpd_diff is NaN for {bad}: their ELPD could not be computed "
+            "(check their log likelihoods for NaN or -inf) and they cannot be ranked."
+        )
     diff = -comparison["elpd_diff"].astype(float)
     tied = diff <= np.fmax(small, n_se * comparison["dse"].astype(float))  # a NaN dse: small
-    return int(min(counts[name] for name in comparison.index[tied]))
+    return int(min(counted[name] for name in comparison.index[tied]))

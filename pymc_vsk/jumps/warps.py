@@ -14,6 +14,9 @@ in any units, with any origin, and for ``-y``.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+
+from pymc_vsk.arrays import as_float_array, check_finite
 
 __all__ = [
     "WARP_OFFSETS",
@@ -40,6 +43,15 @@ def resolution(y: np.ndarray) -> float:
     """
     values = np.unique(np.asarray(y, dtype=float))
     return float(np.min(np.diff(values))) if len(values) > 1 else 0.0
+
+
+def _observations(y: npt.ArrayLike) -> np.ndarray:
+    """y as a 1-D float array, refused with NaN, infinite values, text or another shape."""
+    y = as_float_array(y, "y")
+    if y.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of observations; got shape {y.shape}.")
+    check_finite(y, "y", "drop or impute the missing observations first.")
+    return y
 
 
 def _bounds(y: np.ndarray) -> tuple[float, float, float]:
@@ -105,7 +117,7 @@ def warp_candidates(y: np.ndarray) -> list[tuple[int, float]]:
     >>> warp_candidates(np.arange(11.0))  # resolution: a tenth of the range
     [(1, 0.1), (1, 0.3), (1, 1.0), (-1, 0.1), (-1, 0.3), (-1, 1.0)]
     """
-    y = np.asarray(y, dtype=float)
+    y = _observations(y)
     span = float(np.ptp(y))
     if span == 0 or len(y) < 4:
         return []
@@ -120,8 +132,15 @@ def choose_warp(y: np.ndarray) -> tuple[int, float] | None:
     likelihood of its first differences with their mean absolute value as the scale, plus
     its log Jacobian: the Box–Cox profile likelihood of a random walk, little moved by a few
     jumps. Only the winner is weighed against y itself, by the evidence.
+
+    Raises
+    ------
+    ValueError
+        NaN or infinite values in y, or a y that is not 1-D.
+    TypeError
+        Text or other values that are not numbers.
     """
-    y = np.asarray(y, dtype=float)
+    y = _observations(y)
     candidates = warp_candidates(y)
     if not candidates:
         return None
