@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["as_float_array", "check_count", "check_finite"]
+__all__ = ["as_float_array", "as_probabilities", "check_count", "check_finite"]
 
 _TIMES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64)
 
@@ -144,3 +144,49 @@ def check_count(value: object, name: str, low: int) -> int:
     if value < low:
         raise ValueError(f"{name} must be at least {low}; got {value}.")
     return int(value)
+
+
+def as_probabilities(
+    values: float | npt.ArrayLike, name: str, *, closed: bool = False
+) -> np.ndarray:
+    """``values`` as a float array of probabilities, refused unless each lies in (0, 1).
+
+    Parameters
+    ----------
+    values : float or array-like
+        The probabilities.
+    name : str
+        How to call them in messages.
+    closed : bool, default False
+        Accept 0 and 1 too: each must lie in [0, 1] (quantiles of a discrete distribution).
+
+    Returns
+    -------
+    ndarray
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is empty, or a value is NaN or outside the interval.
+    TypeError
+        If ``values`` holds text, bools or other values that are not numbers.
+
+    Examples
+    --------
+    >>> as_probabilities([0.05, 0.95], "q")
+    array([0.05, 0.95])
+    >>> as_probabilities(1.0, "q")
+    Traceback (most recent call last):
+    ...
+    ValueError: q must hold probabilities in (0, 1); got 1.0.
+    """
+    if np.asarray(values).dtype == bool:
+        raise TypeError(f"{name} must hold probabilities, not bools; got {values!r}.")
+    array = as_float_array(values, name)
+    if array.size == 0:
+        raise ValueError(f"{name} is empty: give at least one probability.")
+    inside = (array >= 0) & (array <= 1) if closed else (array > 0) & (array < 1)
+    if not np.all(inside):  # NaN fails every comparison
+        interval = "[0, 1]" if closed else "(0, 1)"
+        raise ValueError(f"{name} must hold probabilities in {interval}; got {array.tolist()}.")
+    return array

@@ -38,7 +38,7 @@ import xarray as xr
 from pymc.logprob.transforms import LogTransform
 from pytensor.graph import ancestors
 
-from pymc_vsk.arrays import as_float_array
+from pymc_vsk.arrays import as_float_array, as_probabilities
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.covariance import exact_distances
@@ -208,7 +208,7 @@ class Prediction:
         TypeError
             If ``q`` holds text or other values that are not numbers.
         """
-        q = _probabilities(q, "q")
+        q = as_probabilities(q, "q")
         std = np.sqrt(self._component_var(of))
         flat = q.reshape(-1, 1)
         if len(self.weights) == 1:
@@ -266,7 +266,7 @@ class Prediction:
         -------
         lower, upper : ndarray, shape (m,)
         """
-        prob = _probabilities(prob, "prob")
+        prob = as_probabilities(prob, "prob")
         if prob.ndim:
             raise ValueError(
                 f"prob is one probability (call interval once per probability); got shape "
@@ -345,37 +345,6 @@ class Prediction:
                 "build_jump_model(method='smooth') for joint draws."
             )
         return self.sampler(int(size), np.random.default_rng(seed), of)
-
-
-def _probabilities(values: float | npt.ArrayLike, name: str) -> np.ndarray:
-    """``values`` as a float array of probabilities, each inside (0, 1).
-
-    Parameters
-    ----------
-    values : float or array-like
-        The probabilities.
-    name : str
-        How to call them in messages.
-
-    Returns
-    -------
-    ndarray
-
-    Raises
-    ------
-    ValueError
-        If ``values`` is empty, or a value is NaN or not inside (0, 1).
-    TypeError
-        If ``values`` holds text, bools or other values that are not numbers.
-    """
-    if np.asarray(values).dtype == bool:
-        raise TypeError(f"{name} must hold probabilities, not bools; got {values!r}.")
-    array = as_float_array(values, name)
-    if array.size == 0:
-        raise ValueError(f"{name} is empty: give at least one probability.")
-    if not np.all((array > 0) & (array < 1)):  # NaN fails both comparisons
-        raise ValueError(f"Probabilities must lie in (0, 1); got {name} = {array}.")
-    return array
 
 
 class Predictor:

@@ -284,7 +284,7 @@ def test_hdi_holds_the_mass_with_equal_end_densities_and_is_shortest():
 
 def test_summary_arguments_are_checked():
     pred = mixture()
-    with pytest.raises(ValueError, match=r"lie in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"probabilities in \(0, 1\)"):
         pred.quantile(1.0)
     with pytest.raises(ValueError, match=r"'eti' or 'hdi'"):
         pred.interval(0.9, kind="hpd")

@@ -144,8 +144,8 @@ def _two_point_mixture(noise: bool = True) -> Prediction:
 @pytest.mark.parametrize(
     ("q", "error", "match"),
     [
-        (np.nan, ValueError, r"must lie in \(0, 1\)"),
-        ([0.5, np.nan], ValueError, r"must lie in \(0, 1\)"),
+        (np.nan, ValueError, r"q must hold probabilities in \(0, 1\)"),
+        ([0.5, np.nan], ValueError, r"q must hold probabilities in \(0, 1\)"),
         ([], ValueError, "q is empty"),
         ("0.5", TypeError, "q must hold numbers, not text"),
         (True, TypeError, "not bools"),
@@ -168,7 +168,7 @@ def test_quantiles_refuse_probabilities_that_are_not_numbers_in_the_unit_interva
     [
         ([0.5, 0.9], ValueError, "prob is one probability"),
         ("0.9", TypeError, "prob must hold numbers"),
-        (np.nan, ValueError, r"must lie in \(0, 1\)"),
+        (np.nan, ValueError, r"prob must hold probabilities in \(0, 1\)"),
     ],
 )
 def test_intervals_take_one_probability(prob, error, match):

@@ -46,7 +46,7 @@ import scipy.special
 import xarray as xr
 from pytensor.tensor.variable import TensorVariable
 
-from pymc_vsk.arrays import as_float_array, check_finite
+from pymc_vsk.arrays import as_float_array, as_probabilities, check_finite
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points, posterior
 from pymc_vsk.fitting import record_units
@@ -80,19 +80,9 @@ __all__ = [
 ]
 
 
-def _probabilities(q: float | npt.ArrayLike, name: str) -> np.ndarray:
-    """``q`` as an array of probabilities, refused unless numbers in [0, 1]."""
-    if np.asarray(q).dtype == bool:
-        raise TypeError(f"{name} must hold probabilities in [0, 1], not bools; got {q!r}.")
-    values = as_float_array(q, name)
-    if not np.all((values >= 0) & (values <= 1)):  # NaN fails too
-        raise ValueError(f"{name} must hold probabilities in [0, 1]; got {values.tolist()}.")
-    return values
-
-
 def _mass(prob: float) -> float:
     """``prob`` as a posterior mass, refused unless one number in (0, 1]."""
-    values = _probabilities(prob, "prob")
+    values = as_probabilities(prob, "prob", closed=True)
     if values.ndim != 0 or not values > 0:
         raise ValueError(
             f"prob must be one posterior mass in (0, 1], e.g. 0.94; got {values.tolist()}."
@@ -226,7 +216,7 @@ class LocationPosterior:
         ValueError
             Probabilities outside [0, 1] (NaN included).
         """
-        q = _probabilities(q, "q")
+        q = as_probabilities(q, "q", closed=True)
         if self.draws is not None:
             return np.quantile(self.draws, q)
         # only gaps with posterior mass hold quantiles: the 0 and 1 quantiles are the ends of
