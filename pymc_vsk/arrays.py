@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["as_float_array", "as_probabilities", "check_count", "check_finite"]
+__all__ = ["as_float_array", "as_probabilities", "check_count", "check_finite", "check_flag"]
 
 _TIMES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64)
 
@@ -190,3 +190,39 @@ def as_probabilities(
         interval = "[0, 1]" if closed else "(0, 1)"
         raise ValueError(f"{name} must hold probabilities in {interval}; got {array.tolist()}.")
     return array
+
+
+def check_flag(value: object, name: str) -> bool:
+    """``value`` as a bool, refused unless it is ``True`` or ``False`` (numpy's included).
+
+    ``bool("no")`` is True and ``bool(None)`` False: an option read by its truth value
+    would take either silently.
+
+    Parameters
+    ----------
+    value : object
+        The option given.
+    name : str
+        Its argument name, for the message.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    TypeError
+        ``value`` not a bool.
+
+    Examples
+    --------
+    >>> check_flag(np.True_, "standardize")
+    True
+    >>> check_flag("no", "standardize")
+    Traceback (most recent call last):
+    ...
+    TypeError: standardize must be True or False; got 'no'.
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False; got {value!r}.")
+    return bool(value)

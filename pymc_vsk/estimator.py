@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import Tags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pymc_vsk.arrays import as_float_array
+from pymc_vsk.arrays import as_float_array, check_flag
 from pymc_vsk.caching import cached
 from pymc_vsk.diagnostics import diagnose
 from pymc_vsk.draws import draw_points, posterior
@@ -337,8 +337,7 @@ class VSKRegressor(RegressorMixin, BaseEstimator):
             low = 0 if name == "tune" else 1
             if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < low:
                 raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
-        if not isinstance(self.standardize, bool | np.bool_):  # bool("no") is True
-            raise TypeError(f"standardize must be True or False; got {self.standardize!r}.")
+        check_flag(self.standardize, "standardize")
         if self.psi is not None and not callable(self.psi):
             raise TypeError(
                 "psi must be None (a stationary GP), a pymc_vsk.scaling ScalingFunction or a "

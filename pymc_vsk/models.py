@@ -29,7 +29,7 @@ import pymc as pm
 import pytensor.tensor as pt
 import scipy.spatial
 
-from pymc_vsk.arrays import as_float_array, check_finite
+from pymc_vsk.arrays import as_float_array, check_finite, check_flag
 from pymc_vsk.covariance import VSK, exact_distances, warn_if_constant
 from pymc_vsk.fitting import record_units, recorded_units
 from pymc_vsk.kernels import is_radial
@@ -250,7 +250,8 @@ def build_model(
     RuntimeError
         If pytensor's ``floatX`` is not float64 (:func:`require_float64`).
     TypeError
-        An unknown keyword, or a fixed ``ls``, ``sigma_f``, ``sigma_n`` or mean that is not
+        An unknown keyword, ``standardize`` not a bool, or a fixed ``ls``, ``sigma_f``,
+        ``sigma_n`` or mean that is not
         numeric (text such as ``"0.1"``, a bool, ``None``), or text in ``X`` or ``y``.
     ValueError
         Bad data (:func:`check_data`), a ``jitter`` that is not one number of at least 0,
@@ -305,6 +306,7 @@ def build_model(
     if unknown:
         raise TypeError(f"Unknown keyword(s) {sorted(unknown)}; parameters are {list(PARAMETERS)}.")
     check_mean(mean)
+    standardize = check_flag(standardize, "standardize")
     instance = isinstance(kernel, pm.gp.cov.Covariance)
     if instance and ("ls" in overrides or (isinstance(priors, Mapping) and "ls" in priors) or ard):
         raise ValueError(

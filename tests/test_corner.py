@@ -199,3 +199,22 @@ def test_summary_names_the_node_counts_fitted(study):
     text = figure9.format_summary(one)
     assert "Figure 9: N = 31 (medians over seeds):" in text and "51" not in text
     assert "Figure 9: N = 31, 51, …, 111 (medians" in figure9.format_summary(study)
+
+
+@pytest.mark.parametrize(
+    ("n_max", "error", "match"),
+    [
+        (1e20, TypeError, r"n_max must be an integer \(int\); got 1e\+20"),
+        (791.0, TypeError, r"n_max must be an integer \(int\); got 791\.0"),
+        (21, ValueError, r"n_max must be at least 31; got 21"),
+        (6001, MemoryError, r"A dense GP on 6001 nodes .*above the limit.*smaller n_max"),
+    ],
+    ids=["1e20", "float", "below-31", "6001"],
+)
+def test_compute_refuses_a_bad_n_max_before_any_work(monkeypatch, n_max, error, match):
+    """compute() from Python, unlike the command line, took any n_max: 6001 would have
+    failed hours into the sweep, 1e20 in numpy."""
+    monkeypatch.delenv("PYMC_VSK_MEMORY_LIMIT", raising=False)
+    monkeypatch.setattr(figure9, "MleFitter", lambda *args, **kw: pytest.fail("the sweep started"))
+    with pytest.raises(error, match=match):
+        figure9.compute(n_max=n_max)

@@ -10,7 +10,13 @@ import scipy.stats
 
 from pymc_vsk import VSK, fit_map, targets
 from pymc_vsk.fitting import compiled_objective
-from pymc_vsk.jumps import Gaps, LocationPosterior, build_jump_model, location_posterior
+from pymc_vsk.jumps import (
+    Gaps,
+    LocationPosterior,
+    build_jump_model,
+    check_location_range,
+    location_posterior,
+)
 from pymc_vsk.scaling import Jump
 from tests import reference as ref
 
@@ -424,3 +430,13 @@ def test_location_posterior_names_a_missing_variable():
     marginal = az.from_dict({"posterior": {"y_gap_probs": np.full((1, 5, 8), 1 / 8)}})
     with pytest.raises(KeyError, match=r"no variable 'location'.*gp.location_posterior\(idata\)"):
         location_posterior(marginal, X, 0.1, 0.9)
+
+
+def test_the_location_range_check_and_the_jump_model_refuse_a_fractional_count_and_a_non_bool():
+    """check_location_range took n_jumps=2.5, and build_jump_model read standardize="no"
+    as True."""
+    x = np.linspace(0.0, 1.0, 20)
+    with pytest.raises(TypeError, match=r"n_jumps must be an integer \(int\); got 2\.5"):
+        check_location_range(x, 0.1, 0.9, 2.5)
+    with pytest.raises(TypeError, match="standardize must be True or False; got 'no'"):
+        build_jump_model(x[:, None], np.sin(6 * x), standardize="no")

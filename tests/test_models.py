@@ -414,3 +414,11 @@ def test_data_given_as_text_are_refused():
         build_model(X, y.astype(str).astype(object))
     with pytest.raises(TypeError, match=r"ls holds complex numbers"):
         build_model(X, y, ls=1 + 2j)
+
+
+@pytest.mark.parametrize("standardize", ["no", None, 1])
+def test_standardize_must_be_a_bool(standardize):
+    """standardize="no" was read as True and None as False, without a word."""
+    X, y = jump_data()
+    with pytest.raises(TypeError, match="standardize must be True or False"):
+        build_model(X, y, standardize=standardize)

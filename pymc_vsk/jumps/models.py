@@ -46,7 +46,7 @@ import scipy.special
 import xarray as xr
 from pytensor.tensor.variable import TensorVariable
 
-from pymc_vsk.arrays import as_float_array, as_probabilities, check_finite
+from pymc_vsk.arrays import as_float_array, as_probabilities, check_count, check_finite, check_flag
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import draw_points, posterior
 from pymc_vsk.fitting import record_units
@@ -636,6 +636,7 @@ def check_location_range(
         How the message names the two bounds (the command's options, say).
     """
     low, high = names
+    n_jumps = check_count(n_jumps, "n_jumps", 1)
     if not (np.isfinite(lower) and np.isfinite(upper) and lower < upper):
         raise ValueError(f"{low} must be below {high}; got {lower:g} and {upper:g}.")
     inside = np.unique(x[(x > lower) & (x < upper)])
@@ -708,6 +709,7 @@ def build_jump_model(
     if isinstance(n_jumps, bool) or not isinstance(n_jumps, int | np.integer) or n_jumps < 1:
         raise ValueError(f"n_jumps must be an integer (int) of at least 1; got {n_jumps!r}.")
     n_jumps = int(n_jumps)  # a numpy integer is no shape for PyMC
+    standardize = check_flag(standardize, "standardize")
     spacing, span = node_scales(X_np)
     x0 = float(X_np.min())
     lower = x0 + 0.1 * span if lower is None else _bound(lower, "lower")

@@ -59,6 +59,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from pymc_vsk import plotting, targets
+from pymc_vsk.arrays import check_count
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.metrics import summarize
 from pymc_vsk.paper import harness
@@ -302,7 +303,19 @@ def compute(
     Returns
     -------
     CornerStudy
+
+    Raises
+    ------
+    TypeError
+        ``n_max`` not an integer (``1e20``, ``791.0``, ``"791"``).
+    ValueError
+        ``n_max`` below 31.
+    MemoryError
+        ``n_max`` beyond the memory limit (:func:`pymc_vsk.memory.check_dense`), checked
+        before any work, as ``pymc-vsk reproduce figure9`` checks ``--n-max``.
     """
+    n_max = check_count(n_max, "n_max", N_FIRST)
+    harness.check_size(n_max, n_max + harness.N_GRID, "n_max")
     ns = node_counts(n_max)
     figure_nodes = tuple(int(n) for n in figure_nodes)
     used = seed_list(seeds)
