@@ -111,6 +111,21 @@ def min_draws_for_modes(prob: float = MODE_PROB) -> int:
     return math.ceil(2 / (1 - prob) - 1e-9)  # 2 / (1 - 0.8) rounds to 10.000000000000002
 
 
+def _too_short_for_modes(post: xr.Dataset, prob: float) -> str | None:
+    """Why several chains are too short to compare by their central ``prob`` intervals, or
+    None when they are not (or there is one chain)."""
+    n_chains, n_draws = int(post.sizes["chain"]), int(post.sizes["draw"])
+    need = min_draws_for_modes(prob)
+    if n_chains < 2 or n_draws >= need:
+        return None
+    return (
+        f"chains of {n_draws} draw(s) are too short to tell whether they sit in different "
+        f"modes: comparing the chains' central {prob:g} intervals needs at least {need} draws "
+        f"per chain (one beyond each end of the interval); the posterior has {n_draws}. "
+        "Sample more draws (hundreds, which r̂ and ESS need too)"
+    )
+
+
 def chains_in_different_modes(
     idata: xr.DataTree, var_names: Sequence[str] | None = None, prob: float = MODE_PROB
 ) -> list[str]:
@@ -146,15 +161,9 @@ def chains_in_different_modes(
         )
     post = posterior(idata)
     names = _names(post, var_names)
-    n_chains, n_draws = int(post.sizes["chain"]), int(post.sizes["draw"])
-    need = min_draws_for_modes(prob)
-    if n_chains >= 2 and n_draws < need:
-        raise ValueError(
-            f"Comparing the chains' central {prob:g} intervals needs at least {need} draws per "
-            f"chain (one beyond each end of the interval); the posterior has {n_draws}. With "
-            "fewer, chains of one distribution look like different modes: sample more draws "
-            "(hundreds, which r̂ and ESS need too)."
-        )
+    short = _too_short_for_modes(post, prob)
+    if short is not None:
+        raise ValueError(short[:1].upper() + short[1:])
     messages = []
     lo_q, hi_q = (1 - prob) / 2, (1 + prob) / 2
     for name in names:
@@ -285,15 +294,9 @@ def diagnose(
         problems.append(
             f"{divergences} divergent transition(s): reparameterise or raise target_accept"
         )
-    n_draws = int(post.sizes["draw"])
-    if n_chains >= 2 and n_draws < min_draws_for_modes():
-        modes = []
-        problems.append(
-            f"chains of {n_draws} draw(s) are too short to tell whether they sit in different "
-            f"modes (that needs {min_draws_for_modes()} draws per chain); sample more draws"
-        )
-    else:
-        modes = chains_in_different_modes(idata, names)
+    short = _too_short_for_modes(post, MODE_PROB)
+    modes = [] if short is not None else chains_in_different_modes(idata, names)
+    problems += [] if short is None else [short]
     problems += modes
     exact = [str(row) for row in table.index if row in fixed]
     return Diagnostics(table, divergences, n_samples, modes, problems, exact)

@@ -158,8 +158,12 @@ def node_counts(first: int, step: int, last: int) -> np.ndarray:
         ``last`` not an integer.
     ValueError
         ``last < first``.
+    MemoryError
+        A dense GP on ``last`` nodes, or its predictions on the evaluation grid, beyond the
+        memory limit (:func:`check_size`): a sweep is refused before any work.
     """
     check_count(last, "n_max", first)
+    check_size(last, last + N_GRID, "n_max")
     return np.arange(first, last + 1, step)
 
 
