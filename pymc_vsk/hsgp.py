@@ -27,6 +27,7 @@ import pymc as pm
 import pytensor.tensor as pt
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
+from pytensor.graph.traversal import graph_inputs
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.arrays import as_float_array
@@ -116,7 +117,9 @@ class LiftedHSGP(pm.gp.HSGP):
 
         Arrays and constants are lifted numerically. A data container (``pm.Data``) is lifted
         symbolically, so that ``pm.set_data`` moves the GP to new inputs, as with
-        ``pm.gp.HSGP``; the box of the basis stays where the first inputs put it.
+        ``pm.gp.HSGP``; the box of the basis stays where the first inputs put it. So are all
+        inputs when a parameter of ψ is in a data container (a jump location in ``pm.Data``),
+        so that ``pm.set_data`` moves ψ.
 
         Parameters
         ----------
@@ -130,6 +133,8 @@ class LiftedHSGP(pm.gp.HSGP):
         if isinstance(X, SharedVariable):
             return lift(pt.as_tensor_variable(X), self.psi)
         value = as_numeric(X)
+        if value is not None and _reads_data(self.psi):
+            return lift(pt.as_tensor_variable(as_float_array(value)), self.psi)
         return lift(X if value is None else as_float_array(value), self.psi)
 
     def prior_linearized(
@@ -263,7 +268,20 @@ class LiftedHSGP(pm.gp.HSGP):
 
     def _build_conditional(self, Xnew: npt.ArrayLike | pt.TensorLike):
         self.check_inside_box(Xnew)
-        return super()._build_conditional(self.lift(Xnew))
+        # PyMC's conditional evaluates the mean function on the inputs it is given, here the
+        # lifted [x, ψ(x)]; the mean is a function of x, as in prior()
+        mean_func, self.mean_func = self.mean_func, pm.gp.mean.Zero()
+        try:
+            f = super()._build_conditional(self.lift(Xnew))
+        finally:
+            self.mean_func = mean_func
+        return mean_func(Xnew) + f
+
+
+def _reads_data(psi: ScalingFunction) -> bool:
+    """Whether a parameter of ψ depends on a data container, which ``pm.set_data`` changes."""
+    symbolic = [v for v in psi.params.values() if isinstance(v, Variable)]
+    return any(isinstance(v, SharedVariable) for v in graph_inputs(symbolic))
 
 
 def _parts(cov_func: pm.gp.cov.Covariance) -> list:
@@ -344,7 +362,8 @@ class CollapsedLiftedHSGP(LiftedHSGP):
     of y about its mean ȳ, with m − ȳ for m, so that y far from 0 loses nothing to rounding);
     each log density and gradient then costs O(M³), independent of n, so NUTS samples only the
     hyper-parameters and scales to tens of thousands of points. With a random ψ, Φ moves with
-    ψ's parameters and the same statistics are part of every log density: O(n M²) each.
+    ψ's parameters and the same statistics are part of every log density: O(n M²) each; so
+    with a parameter of ψ in a data container (``pm.Data``), which ``pm.set_data`` moves.
     """
 
     def marginal_likelihood(
@@ -391,7 +410,8 @@ class CollapsedLiftedHSGP(LiftedHSGP):
         # 500.0) a float32 constant, and would compute n log σ² and m − ȳ in single precision
         sigma, mean = pt.cast(sigma, "float64"), pt.cast(mean, "float64")
         phi, sqrt_psd = self.prior_linearized(X)
-        if not self.psi.is_random:  # otherwise Φ moves with ψ: the statistics are symbolic
+        if not (self.psi.is_random or _reads_data(self.psi)):
+            # otherwise Φ moves with ψ (pm.set_data too): the statistics are symbolic
             phi = np.asarray(phi.eval())
         self.X, self.y, self.sigma, self.mean = X, y, sigma, mean
         # about ȳ: yᵀy, m Σy and n m² grow with the square of y's offset, and their difference

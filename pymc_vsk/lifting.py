@@ -31,6 +31,9 @@ __all__ = ["kernel_from_sq_dist", "lift", "lifted_columns", "psi_columns", "scal
 #: Added to squared distances before the square root (see :func:`kernel_from_sq_dist`).
 TINY = 1e-300
 
+#: The same in float32, where 10⁻³⁰⁰ is 0: its square root, 10⁻¹⁰, is below float32's rounding.
+TINY_FLOAT32 = 1e-20
+
 
 def _float_tensor(X: pt.TensorLike) -> TensorVariable:
     """``X`` as a 2-D tensor of floats: integer inputs (years, day numbers) would truncate ψ.
@@ -204,9 +207,14 @@ def kernel_from_sq_dist(cov_func: pm.gp.cov.Stationary, r2: pt.TensorLike) -> Te
     r = sqrt(r² + 10⁻³⁰⁰) instead of PyMC's sqrt(r² + 10⁻¹²). At r² = 0 that r is 10⁻¹⁵⁰, so
     φ(r) rounds to φ(0) exactly and the derivative of sqrt stays finite (5·10¹⁴⁹),
     multiplying a zero derivative of r² in the parameters: the gradient there is exactly
-    zero, as it should be. Elsewhere the shift is below rounding.
+    zero, as it should be. Elsewhere the shift is below rounding. In float32, where 10⁻³⁰⁰
+    is 0 (and sqrt's derivative infinite), the shift is 10⁻²⁰ (r = 10⁻¹⁰ at r² = 0), in the
+    dtype of ``r2``.
     """
     r2 = pt.as_tensor_variable(r2)
+    if not r2.dtype.startswith("float"):
+        r2 = pt.cast(r2, pytensor.config.floatX)
     if needs_only_squared_distance(type(cov_func)):
         return cov_func.full_from_distance(r2, squared=True)
-    return cov_func.full_from_distance(pt.sqrt(r2 + TINY), squared=False)
+    tiny = pt.constant(TINY if r2.dtype == "float64" else TINY_FLOAT32, dtype=r2.dtype)
+    return cov_func.full_from_distance(pt.sqrt(r2 + tiny), squared=False)
