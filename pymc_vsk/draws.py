@@ -24,8 +24,10 @@ def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
 
     Parameters
     ----------
-    idata : DataTree or mapping
-        Output of ``pm.sample`` or nutpie, or a mapping with a ``"posterior"`` dataset.
+    idata : DataTree, Dataset or mapping
+        Output of ``pm.sample`` or nutpie, a mapping with a ``"posterior"`` dataset, or the
+        posterior group itself (``idata.posterior``, a node or a Dataset with ``chain`` and
+        ``draw`` dimensions).
 
     Returns
     -------
@@ -38,15 +40,25 @@ def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
     ValueError
         The posterior holds no draws (nutpie through ``pm.sample(draws=0)``).
     """
-    try:
-        post = idata["posterior"]
-    except (KeyError, TypeError, IndexError):
-        raise TypeError(
-            f"Expected the draws of a sampler (a DataTree or InferenceData with a 'posterior' "
-            f"group, from pm.sample or nutpie); got {type(idata).__name__} without one. A MAP "
-            "fit (fit_map) has no draws to diagnose: its point is result.point."
-        ) from None
-    post = getattr(post, "dataset", post)
+    own = getattr(idata, "dataset", idata)
+    if isinstance(own, xr.Dataset) and {"chain", "draw"} <= set(own.dims):
+        post = own  # the posterior group itself
+    else:
+        try:
+            post = getattr(idata["posterior"], "dataset", idata["posterior"])
+        except (KeyError, TypeError, IndexError):
+            stacked = isinstance(own, xr.Dataset) and "sample" in own.dims
+            raise TypeError(
+                "Expected the draws of a sampler (a DataTree or InferenceData with a "
+                "'posterior' group, from pm.sample or nutpie, or that group); got "
+                f"{type(idata).__name__} without one. "
+                + (
+                    "These draws are stacked into one 'sample' dimension (arviz.extract): "
+                    "pass the whole result of pm.sample, whose chains the diagnostics compare."
+                    if stacked
+                    else "A MAP fit (fit_map) has no draws to diagnose: its point is result.point."
+                )
+            ) from None
     if any(post.sizes.get(dim, 1) == 0 for dim in ("chain", "draw")):
         raise ValueError(
             f"The posterior holds no draws ({post.sizes.get('chain', 0)} chains of "

@@ -48,6 +48,7 @@ from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cache_entries, cached, model_structure
 from pymc_vsk.covariance import psi_reach, warn_if_negligible
 from pymc_vsk.lifting import psi_columns
+from pymc_vsk.likelihood import check_data_lengths
 from pymc_vsk.memory import keep_large_temporaries
 from pymc_vsk.modes import PYTHON_MODE
 from pymc_vsk.priors import Standardized, coordinate_scales, node_scales, y_scale
@@ -288,13 +289,18 @@ class Units:
         interval-transformed variables are free of units already).
     vsk : VSK or None
         The model's VSK, whose ψ is checked against the fitted length scales.
+    gp : GP or None
+        The model's GP, whose inputs and observations are checked to agree in length.
     """
 
     scales: dict[str, float]
     vsk: Any = None
+    gp: Any = None
 
 
-def record_units(model: pm.Model, scales: Mapping[str, float], vsk: Any = None) -> None:
+def record_units(
+    model: pm.Model, scales: Mapping[str, float], vsk: Any = None, gp: Any = None
+) -> None:
     """Record the scales of a model's free variables (and its VSK) for :func:`fit_map`.
 
     Parameters
@@ -304,8 +310,11 @@ def record_units(model: pm.Model, scales: Mapping[str, float], vsk: Any = None) 
         Typical magnitude of untransformed free variables by name.
     vsk : VSK, optional
         The VSK whose ψ :func:`fit_map` checks against the fitted length scales.
+    gp : GP, optional
+        The GP whose data :func:`fit_map` checks before fitting
+        (:func:`pymc_vsk.likelihood.check_data_lengths`).
     """
-    cached(model, "units", None, lambda: Units(dict(scales), vsk))
+    cached(model, "units", None, lambda: Units(dict(scales), vsk, gp))
 
 
 def recorded_units(model: pm.Model) -> Units:
@@ -630,6 +639,7 @@ def fit_map(
             "give a parameter a prior."
         )
     _check_starts(model, n_starts, starts)
+    check_data_lengths(recorded_units(model).gp)
     objective = compiled_objective(model, mode)
     y = _observed_values(model)
     objective.prepare(int(np.shape(y)[0]) if y is not None and np.ndim(y) else 1)

@@ -40,7 +40,8 @@ import scipy.linalg
 from pymc.distributions.dist_math import check_parameters
 from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.mode import optdb
-from pytensor.graph.basic import Apply
+from pytensor.compile.sharedvalue import SharedVariable
+from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.graph.op import Op
 from pytensor.graph.rewriting.basic import GraphRewriter
 from pytensor.tensor.random.basic import MvNormalRV
@@ -50,6 +51,7 @@ __all__ = [
     "CholeskyInverse",
     "Marginal",
     "MarginalNormal",
+    "check_data_lengths",
     "cholesky_inverse",
     "gaussian_logp",
     "gaussian_logp_from_cholesky",
@@ -329,6 +331,49 @@ class MarginalNormal(pm.MvNormal):
         TensorVariable
         """
         return gaussian_logp(value, mu, cov)
+
+
+def check_data_lengths(gp: object) -> None:
+    """Refuse a GP whose training inputs and observations differ in length.
+
+    ``pm.set_data({"X": Xnew})`` alone, PyMC's way to predict a regression at new inputs,
+    leaves a marginal GP with new inputs and the old observations; its likelihood and its
+    predictions then fail deep inside pytensor. This names the problem and the fix.
+
+    Parameters
+    ----------
+    gp : pm.gp.Marginal or other GP
+        A GP with data (``gp.X``, ``gp.y``); one without, or with symbolic data, passes.
+
+    Raises
+    ------
+    ValueError
+        If ``gp.X`` has another number of rows than ``gp.y`` has values.
+    """
+    X, y = getattr(gp, "X", None), getattr(gp, "y", None)
+    if X is None or y is None:
+        return
+    shapes = [_numeric_shape(v) for v in (X, y)]
+    if any(s is None or len(s) == 0 for s in shapes) or shapes[0][0] == shapes[1][0]:
+        return
+    raise ValueError(
+        f"The GP's training inputs X have {shapes[0][0]} rows but its observations y have "
+        f"{shapes[1][0]} values: one was changed without the other (pm.set_data with X "
+        "alone?). A GP predicts from all of its training data, so leave them in place and "
+        "pass the new inputs to pymc_vsk.predict(gp, Xnew, ...); to fit other data, change X "
+        "and y together with pymc_vsk.set_data(model, X, y)."
+    )
+
+
+def _numeric_shape(value: object) -> tuple[int, ...] | None:
+    """The shape of a data container, constant or array now; None for a symbolic tensor."""
+    if isinstance(value, SharedVariable):
+        return np.shape(value.get_value(borrow=True))
+    if isinstance(value, Constant):
+        return np.shape(value.data)
+    if isinstance(value, Variable):
+        return None
+    return np.shape(value)
 
 
 class Marginal(pm.gp.Marginal):

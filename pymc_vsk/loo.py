@@ -41,6 +41,7 @@ import xarray as xr
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cached
 from pymc_vsk.draws import check_draw_shape, posterior
+from pymc_vsk.likelihood import check_data_lengths
 from pymc_vsk.prediction import fitted_jitter, model_of
 from pymc_vsk.validation import as_numeric, not_positive_definite
 
@@ -152,7 +153,9 @@ def add_log_likelihood(
     """
     model = model_of(gp, model)
     fn, names = _pieces(gp, model, jitter)
+    check_data_lengths(gp)
     post = posterior(idata)
+    _check_sampled_data(idata, gp, _observed_name(gp, model))
     n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
     missing = [n for n in names if n not in post]
     if missing:
@@ -200,6 +203,35 @@ def add_log_likelihood(
         dataset = kept.assign({var_name: dataset[var_name]})
     idata["log_likelihood"] = xr.DataTree(dataset)
     return idata
+
+
+def _check_sampled_data(idata: xr.DataTree, gp: object, observed: str | None) -> None:
+    """Refuse draws whose recorded data (``observed_data``, ``constant_data``) are not the
+    GP's data now: leave-one-out densities of other data than the posterior's mean nothing."""
+    children = getattr(idata, "children", {})
+    pairs = []
+    if observed is not None and "observed_data" in children:
+        pairs.append(("observed_data", observed, "y", getattr(gp, "y", None)))
+    X = getattr(gp, "X", None)
+    if isinstance(getattr(X, "name", None), str) and "constant_data" in children:
+        pairs.append(("constant_data", X.name, "X", X))
+    for group, name, what, current in pairs:
+        recorded = idata[group].dataset.get(name)
+        now = None if current is None else as_numeric(current)
+        if recorded is None or now is None:
+            continue
+        recorded = np.asarray(recorded.values, dtype=float)
+        if recorded.shape == now.shape and np.array_equal(recorded, now):
+            continue
+        raise ValueError(
+            f"The model's data are not those the draws were sampled on: its {what} "
+            f"({now.shape[0] if now.ndim else 1} values) differs from the draws' "
+            f"{group} {name!r} ({recorded.shape[0] if recorded.ndim else 1} values). The data "
+            "were changed after sampling (pymc_vsk.set_data, or another VSKRegressor fitted "
+            "with the same settings, which shares the model). Leave-one-out densities are of "
+            "the data the posterior was fitted to: put them back with "
+            "pymc_vsk.set_data(model, X, y) first."
+        )
 
 
 def _observed_name(gp: object, model: pm.Model) -> str | None:

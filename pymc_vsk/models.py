@@ -369,7 +369,7 @@ def build_model(
         gp.marginal_likelihood(name, X=X_data, y=y_data, sigma=sigma_n, jitter=jitter)
         gp.jitter_unit = jitter_unit  # what a jitter given to predict is relative to
     scales = {"mean": y_scale(y_np)} if standardize else {}
-    record_units(model, scales, cov if isinstance(cov, VSK) else None)
+    record_units(model, scales, cov if isinstance(cov, VSK) else None, gp)
     return model, gp
 
 

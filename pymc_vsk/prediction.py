@@ -45,6 +45,7 @@ from pymc_vsk.covariance import exact_distances
 from pymc_vsk.draws import check_draw_shape, draw_points
 from pymc_vsk.hsgp import CollapsedLiftedHSGP, LiftedHSGP
 from pymc_vsk.kernels import is_radial
+from pymc_vsk.likelihood import check_data_lengths
 from pymc_vsk.memory import check_dense
 from pymc_vsk.modes import PYTHON_MODE
 from pymc_vsk.scaling import numeric_value
@@ -429,6 +430,7 @@ class Predictor:
             One component (G = 1) except for the jump model, one per gap.
         """
         values = self._values(point)
+        check_data_lengths(self.gp)
         with blas_threads(1):
             out = self._fn(Xnew, *values)
         if not all(np.all(np.isfinite(o)) for o in out):
@@ -557,6 +559,7 @@ class Predictor:
             outputs = _conditional(self.gp, Xs, diag=False, jitter=self.jitter)
             self._joint = self._compile([Xs, *self.inputs], [o for o in outputs if o is not None])
         Xnew = self._check(Xnew)
+        check_data_lengths(self.gp)
         check_dense(
             len(Xnew),
             len(Xnew) + self._n_train,
