@@ -555,7 +555,10 @@ def _inputs(path: Path, column: str, cells: pd.Series) -> tuple[np.ndarray, pd.S
             when = to_datetimes(text, format="ISO8601")
         except (ValueError, TypeError, OverflowError):
             raise InputError(f"{err} Dates are read in ISO 8601 form (2001-03-31).") from None
-    years = decimal_years(when)
+    try:
+        years = decimal_years(when)
+    except ValueError as err:  # times closer than decimal years resolve
+        raise InputError(f"{path}, column {column!r}: {err}") from None
     print(
         f"{path}: column {column!r} read as dates; x is in decimal years "
         f"({when.iloc[0]:%Y-%m-%d} is {years[0]:.4f}).",
@@ -1051,7 +1054,7 @@ def _unloaded_jax_hidden() -> Iterator[None]:
 
 def _file_path(example: str) -> Callable[[str], Path]:
     """An argparse type for an output file: a path that ends with a separator names a
-    directory and is refused.
+    directory and is refused, and so is ``-``, which would be a file of that name.
 
     Parameters
     ----------
@@ -1065,6 +1068,11 @@ def _file_path(example: str) -> Callable[[str], Path]:
     """
 
     def parse(text: str) -> Path:
+        if text == "-":
+            raise argparse.ArgumentTypeError(
+                "'-' is not standard output here: the option names a file to write (the "
+                f"summary goes to standard output); give a file name, such as {example}"
+            )
         if text.endswith(("/", os.sep)):
             raise argparse.ArgumentTypeError(
                 f"{text!r} names a directory; give a file name in it, such as "
@@ -1082,6 +1090,31 @@ def _figure_file(path: Path) -> Path:
     if path.suffix or path.is_dir():
         return path
     return path.with_name(path.name + ".png")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: the same place, or the same existing file (a link)."""
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.samefile(b)
+    except OSError:  # either does not exist yet
+        return False
+
+
+def _check_outputs(data: Path, answer: Path | None, figure: Path) -> None:
+    """Refuse outputs that would overwrite the input file, or each other."""
+    for flag, path in (("json", answer), ("plot", figure)):
+        if path is not None and _same_file(path, data):
+            raise InputError(
+                f"--{flag} {path} is the input file, which would be overwritten; give another "
+                "file name."
+            )
+    if answer is not None and _same_file(answer, figure):
+        raise InputError(
+            f"--json {answer} is also the figure's file; give --json and --plot different "
+            "file names."
+        )
 
 
 def _check_writable(path: Path, flag: str, figure: bool = False) -> None:
@@ -1168,13 +1201,15 @@ def main(args: argparse.Namespace) -> int:
                 "--target-accept tunes NUTS (--method smooth|marginal); the default method "
                 "draws exactly and has no such setting."
             )
+        figure = (
+            Path(f"{args.csv.stem}-jumps.png") if args.plot is None else _figure_file(args.plot)
+        )
+        _check_outputs(args.csv, args.json, figure)
         if args.json is not None:
             _check_writable(args.json, "json")
         if args.plot is not None:
-            figure = _figure_file(args.plot)
             _check_writable(figure, "plot", figure=True)
         else:
-            figure = Path(f"{args.csv.stem}-jumps.png")
             try:
                 _check_writable(figure, "plot", figure=True)
             except InputError:  # the default place: the answer matters more than the figure

@@ -78,10 +78,22 @@ def to_datetimes(values: object, format: str | None = None) -> pd.Series | pd.Da
         return pd.to_datetime(values, format=format, utc=True)
 
 
-def _timestamps(dates: object) -> pd.Series:
-    """Dates of any kind :func:`is_dates` accepts as a pandas Series of datetimes; a missing
-    date is an error naming its position, and numbers (which pandas would read as
-    nanoseconds since 1970) or no dates at all are refused."""
+def _timestamps(dates: object, utc: bool | None = None) -> pd.Series:
+    """Dates of any kind :func:`is_dates` accepts as a pandas Series of datetimes without a
+    time zone (:func:`_zoned`); dates with one are read in UTC when ``utc``, in their own
+    calendar when not, and by default as :func:`_in_utc` says."""
+    out = _zoned(dates)
+    if out.dt.tz is not None:
+        if utc is None:
+            utc = _in_utc(out)
+        out = (out.dt.tz_convert("UTC") if utc else out).dt.tz_localize(None)
+    return out
+
+
+def _zoned(dates: object) -> pd.Series:
+    """Dates of any kind :func:`is_dates` accepts as a pandas Series of datetimes, with their
+    time zone if they have one; a missing date is an error naming its position, and numbers
+    (which pandas would read as nanoseconds since 1970) or no dates at all are refused."""
     if np.size(np.asarray(dates, dtype=object)) == 0:
         raise ValueError("x holds no dates; pass at least one.")
     dtype = getattr(dates, "dtype", np.dtype(object))  # a list: look at its cells
@@ -109,14 +121,49 @@ def _timestamps(dates: object) -> pd.Series:
             f"x holds a missing date (NaT) at position {k}; drop or fill the rows without a "
             "date first."
         )
-    if out.dt.tz is not None:
-        local = out.dt.tz_localize(None)
-        utc = out.dt.tz_convert("UTC").dt.tz_localize(None)
-        # calendar days are their own time zone's; instants whose UTC offsets differ (across
-        # a change to summer time, where local clocks skip or repeat an hour) are UTC's
-        days = (local == local.dt.normalize()).all()
-        out = local if days or (local - utc).nunique() == 1 else utc
     return out
+
+
+def _in_utc(dates: pd.Series) -> bool:
+    """Whether dates with a time zone are read in UTC: calendar days are their own time
+    zone's, and so are instants of one UTC offset; instants whose UTC offsets differ (across
+    a change to summer time, where local clocks skip or repeat an hour) are UTC's."""
+    local = dates.dt.tz_localize(None)
+    utc = dates.dt.tz_convert("UTC").dt.tz_localize(None)
+    days = (local == local.dt.normalize()).all()
+    return not days and (local - utc).nunique() > 1
+
+
+#: Fewest rounding units of decimal years (the gap between floating-point numbers near the
+#: data's last year, about 7 µs near 2000) in the shortest step between distinct dates:
+#: dates closer than that come out of decimal years unevenly spaced, or merged.
+MIN_STEP_UNITS = 100
+
+
+def _check_resolution(dates: pd.Series) -> None:
+    """Refuse dates too close for decimal years (:data:`MIN_STEP_UNITS`), naming the two
+    closest and the way out: the time since the first date, in seconds."""
+    distinct = pd.Series(np.sort(dates.unique()))
+    if len(distinct) < 2:
+        return
+    steps = distinct.diff().iloc[1:]
+    k = int(np.argmin(steps.to_numpy()))
+    step = steps.iloc[k].total_seconds()
+    last = int(dates.dt.year.max())
+    unit = float(np.spacing(last + 1.0)) * 365.25 * 86400.0  # seconds
+    if step >= MIN_STEP_UNITS * unit:
+        return
+
+    def duration(seconds: float) -> str:
+        return f"{seconds * 1e6:.3g} µs" if seconds < 1e-3 else f"{seconds * 1e3:.3g} ms"
+
+    raise ValueError(
+        f"x holds dates {duration(step)} apart ({distinct.iloc[k]} and {distinct.iloc[k + 1]}), "
+        f"closer than decimal years (the units of dated x in the answer) keep evenly spaced "
+        f"near {last} (steps of {duration(MIN_STEP_UNITS * unit)} or more); give x as the "
+        "seconds since the first date instead (in Python, x - x.min(): durations are read in "
+        "seconds)."
+    )
 
 
 class DateScale(NamedTuple):
@@ -126,17 +173,20 @@ class DateScale(NamedTuple):
     --------
     >>> scale = date_scale(pd.date_range("2001-01-31", periods=3, freq="ME"))
     >>> scale, scale(pd.to_datetime(["2001-07-31"]))
-    (DateScale(by_month=True, first_year=2001), array([2001.5]))
+    (DateScale(by_month=True, first_year=2001, utc=False), array([2001.5]))
     """
 
     #: ``year + (month - 1) / 12`` (whatever the day of the month), or else by the day.
     by_month: bool
     #: The origin of the days' count: its 1 January.
     first_year: int
+    #: Whether dates with a time zone are read in UTC (else in their own calendar), as the
+    #: data's dates were, so that new dates fall on the data's scale.
+    utc: bool = False
 
     def __call__(self, dates: object) -> np.ndarray:
         """The decimal years of ``dates`` on this scale."""
-        dates = _timestamps(dates)
+        dates = _timestamps(dates, self.utc)
         year, month = dates.dt.year.to_numpy(), dates.dt.month.to_numpy()
         if self.by_month:
             return (12 * year + month - 1) / 12.0
@@ -168,7 +218,7 @@ def date_labels(scale: DateScale, years: np.ndarray, data: np.ndarray) -> list[s
     data : array
         The data's inputs, in decimal years: whole years give ``2001``, months ``2001-08``,
         days ``2001-08-31``, times of day ``2001-08-31 14:30`` (with seconds when they
-        have some).
+        have some, and milliseconds when they have fractions of a second).
 
     Returns
     -------
@@ -185,19 +235,23 @@ def date_labels(scale: DateScale, years: np.ndarray, data: np.ndarray) -> list[s
     ['2001-02-06']
     """
     own = _dates_of(scale, data).round("ms")  # decimal years carry rounding errors
+    labels = _dates_of(scale, years).round("ms")
     if scale.by_month:
         form = "%Y" if (own.month == own.month[0]).all() else "%Y-%m"
     elif (own == own.normalize()).all():
         form = "%Y-%m-%d"
-    else:
+    elif (own == own.floor("s")).all():
         form = "%Y-%m-%d %H:%M" + ("" if (own.round("s").second == 0).all() else ":%S")
-    return [d.strftime(form) for d in _dates_of(scale, years).round("ms")]
+    else:  # fractions of a second: to the millisecond, as far as decimal years resolve
+        return [d.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] for d in labels]
+    return [d.strftime(form) for d in labels]
 
 
 def date_scale(dates: object) -> DateScale:
     """The mapping of :func:`decimal_years` chosen for ``dates``: by the month when they are
     at midnight with at most one per calendar month, else by the day from the first year's
-    1 January.
+    1 January; dates with a time zone in UTC when their UTC offsets differ, and new dates
+    with a time zone are then read in UTC too.
 
     Parameters
     ----------
@@ -206,12 +260,24 @@ def date_scale(dates: object) -> DateScale:
     Returns
     -------
     DateScale
+
+    Raises
+    ------
+    ValueError
+        Dates closer than decimal years keep evenly spaced (:data:`MIN_STEP_UNITS`: below
+        about 0.7 ms near 2000), a missing date (NaT), or no dates.
+    TypeError
+        Numbers instead of dates.
     """
-    dates = _timestamps(dates)
+    zoned = _zoned(dates)
+    utc = zoned.dt.tz is not None and _in_utc(zoned)
+    dates = _timestamps(zoned, utc)
     year, month = dates.dt.year.to_numpy(), dates.dt.month.to_numpy()
     months = 12 * year + month - 1
     by_month = bool((dates == dates.dt.normalize()).all()) and len(np.unique(months)) == len(months)
-    return DateScale(by_month, int(year.min()))
+    if not by_month:
+        _check_resolution(dates)
+    return DateScale(by_month, int(year.min()), utc)
 
 
 def decimal_years(dates: object) -> np.ndarray:
@@ -237,7 +303,9 @@ def decimal_years(dates: object) -> np.ndarray:
     Raises
     ------
     ValueError
-        A missing date (NaT), or no dates.
+        Dates closer than decimal years keep evenly spaced (a fraction of a millisecond
+        apart: give the time since the first date in seconds instead), a missing date (NaT),
+        or no dates.
     TypeError
         Numbers instead of dates.
 
