@@ -220,6 +220,16 @@ def _constant_rows(post: xr.Dataset, names: Sequence[str], rows: pd.Index) -> se
     return out
 
 
+def _beside(value: float, bound: float, digits: int) -> str:
+    """``value`` to ``digits`` decimals, or to more where fewer would print the bound it
+    misses (an ESS of 399.6 as 399.6, not 400, beside "< 400")."""
+    for places in range(digits, digits + 8):
+        text = f"{value:.{places}f}"
+        if not np.isfinite(value) or float(text) != bound:
+            return text
+    return text
+
+
 def diagnose(
     idata: xr.DataTree,
     var_names: Sequence[str] | None = None,
@@ -286,10 +296,11 @@ def diagnose(
         if n_chains < 2 and not np.isfinite(row["r_hat"]):
             problems.append(f"{param}: r̂ needs at least two chains; sample several chains")
         elif not row["r_hat"] <= rhat_max:
-            problems.append(f"{param}: r̂ = {row['r_hat']:.3f} > {rhat_max}")
+            problems.append(f"{param}: r̂ = {_beside(row['r_hat'], rhat_max, 3)} > {rhat_max}")
         for kind in ("ess_bulk", "ess_tail"):
             if not row[kind] >= ess_min:
-                problems.append(f"{param}: {kind} = {row[kind]:.0f} < {ess_min:g}")
+                shown = _beside(row[kind], ess_min, 0)
+                problems.append(f"{param}: {kind} = {shown} < {ess_min:g}")
     if divergences:
         problems.append(
             f"{divergences} divergent transition(s): reparameterise or raise target_accept"

@@ -156,3 +156,23 @@ def test_ten_draws_per_chain_are_compared_and_prob_is_checked():
             chains_in_different_modes(idata, prob=prob)
     one_chain = az.from_dict({"posterior": {"a": spread[None, :3]}})
     assert chains_in_different_modes(one_chain) == []  # nothing to compare it with
+
+
+def test_a_problem_never_prints_the_bound_it_misses():
+    """An ESS of 3 849.6 against a minimum of 3 850 was written "ess_bulk = 3850 < 3850", and
+    an r̂ of 1.0004 against 1.000 "r̂ = 1.000 > 1.0"."""
+    idata = _idata()
+    table = diagnose(idata).table
+    for param, row in table.iterrows():
+        for kind in ("ess_bulk", "ess_tail"):
+            ess = row[kind]
+            bound = np.ceil(ess)  # ESS rounds up to it when its fraction is .5 or more
+            problems = diagnose(idata, ess_min=bound).problems
+            (line,) = [p for p in problems if p.startswith(f"{param}: {kind}")]
+            shown = float(re.search(r"= (\S+) <", line).group(1))
+            assert shown < bound and abs(shown - ess) <= 0.5, line
+        bound = np.floor(row["r_hat"] * 1000) / 1000  # r̂ rounds down to it, or onto it
+        problems = diagnose(idata, rhat_max=bound).problems
+        (line,) = [p for p in problems if p.startswith(f"{param}: r̂")]
+        shown = float(re.search(r"r̂ = (\S+) >", line).group(1))
+        assert shown > bound and abs(shown - row["r_hat"]) <= 5e-4, line
