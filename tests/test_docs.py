@@ -54,17 +54,42 @@ def test_every_notebook_is_a_page_with_its_stored_figures(built):
 
 
 def test_api_reference_documents_the_public_names(built):
-    """Each name of ``pymc_vsk.__all__`` is on the page of the module that defines it."""
+    """Each name of ``pymc_vsk.__all__`` and ``pymc_vsk.jumps.__all__`` is on the page of the
+    module that defines it."""
     import types
 
     import pymc_vsk
+    import pymc_vsk.jumps
 
     _, html = built
     api = (html / "api.html").read_text()
-    for name in pymc_vsk.__all__:
-        obj = getattr(pymc_vsk, name)
+    public = [(pymc_vsk, name) for name in pymc_vsk.__all__]
+    public += [(pymc_vsk.jumps, name) for name in pymc_vsk.jumps.__all__]
+    for package, name in public:
+        obj = getattr(package, name)
         module = obj.__name__ if isinstance(obj, types.ModuleType) else obj.__module__
         page = html / "generated" / f"{module}.html"
         assert page.is_file() and f"generated/{module}.html" in api, f"{module} has no page"
         if not isinstance(obj, types.ModuleType):
             assert f'id="{module}.{name}"' in page.read_text(), f"{name} is not on {page.name}"
+
+
+def _github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading (lower case, punctuation dropped)."""
+    text = re.sub(r"[`*]", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def test_readme_links_to_sections_of_the_docs_resolve():
+    """README's links ``docs/PAGE.md#anchor`` name a heading of that page.
+
+    Sphinx checks the anchors between the pages of the site, not those of the README, which
+    GitHub renders.
+    """
+    readme = ROOT / "README.md"
+    broken = []
+    for page, anchor in re.findall(r"\]\((docs/[^)#\s]+\.md)#([^)\s]+)\)", readme.read_text()):
+        headings = re.findall(r"^#+\s+(.*)$", (ROOT / page).read_text(), flags=re.M)
+        if anchor not in {_github_anchor(h) for h in headings}:
+            broken.append(f"{page}#{anchor}")
+    assert not broken, f"README links to sections that do not exist: {broken}"

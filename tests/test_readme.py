@@ -9,6 +9,8 @@ what they use. A page with Python blocks that no test below looks into still run
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 from pathlib import Path
@@ -24,11 +26,42 @@ PAGES = [README, *sorted(DOCS.glob("*.md"))]
 
 
 def _python_blocks(page: Path) -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```", page.read_text(), flags=re.S | re.M)
+    return _python_blocks_in(page.read_text())
+
+
+def _python_blocks_in(text: str) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+
+
+#: A Python block, the prose after it starting with "prints", and the text block it announces.
+_PRINTS = re.compile(
+    r"^```python\n((?:(?!```).)*?)^```\n\n(prints(?:(?!```).)*?)\n\n```text\n(.*?)^```", re.S | re.M
+)
+#: The comment that marks a printed output as one run's (draws of a sampler): not compared.
+_VARIES = "<!-- output varies -->"
+
+
+def _printed_outputs(page: Path) -> dict[int, str]:
+    """The output each Python block of ``page`` is shown to print, by the block's index.
+
+    Only the outputs whose announcing prose lacks the comment ``_VARIES``.
+    """
+    text = page.read_text()
+    blocks = _python_blocks(page)
+    shown = {}
+    for match in _PRINTS.finditer(text):
+        if _VARIES not in match.group(2):
+            index = len(_python_blocks_in(text[: match.start()]))
+            assert blocks[index] == match.group(1)
+            shown[index] = match.group(3)
+    return shown
 
 
 def _paste(page: Path, scratch: Path) -> list[dict]:
-    """The namespace after each Python block of ``page``, all run in one namespace."""
+    """The namespace after each Python block of ``page``, all run in one namespace.
+
+    Each namespace also holds, under ``"__stdout__"``, what its block printed.
+    """
     namespace: dict = {}
     after: list[dict] = []
     cwd = os.getcwd()
@@ -36,8 +69,10 @@ def _paste(page: Path, scratch: Path) -> list[dict]:
     try:
         for i, block in enumerate(_python_blocks(page)):
             name = page.relative_to(ROOT)
-            exec(compile(block, f"{name} python block {i + 1}", "exec"), namespace)
-            after.append(dict(namespace))
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                exec(compile(block, f"{name} python block {i + 1}", "exec"), namespace)
+            after.append(dict(namespace, __stdout__=printed.getvalue()))
     finally:
         os.chdir(cwd)
     return after
@@ -67,6 +102,44 @@ def test_pages_have_the_blocks_these_tests_check():
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_every_python_block_of_the_docs_runs(page, pasted):
     assert len(pasted(page)) == len(_python_blocks(page))
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+def _same_output(printed: str, shown: str) -> bool:
+    """Whether ``printed`` is the ``shown`` output: the same words, and every number within
+    1e-3 relative (1e-6 of the block's largest number absolute), as the last digits of a fit
+    move with the CPU and BLAS. Blank space is not compared."""
+    words = [_NUMBER.sub("#", line).split() for line in (printed, shown)]
+    if words[0] != words[1]:
+        return False
+    got, want = (np.array(_NUMBER.findall(t), dtype=float) for t in (printed, shown))
+    scale = np.max(np.abs(want), initial=0.0)
+    return got.shape == want.shape and bool(np.allclose(got, want, rtol=1e-3, atol=1e-6 * scale))
+
+
+def _pages_with_outputs() -> list[Path]:
+    return [page for page in PAGES if _printed_outputs(page)]
+
+
+@pytest.mark.parametrize("page", _pages_with_outputs(), ids=lambda p: p.name)
+def test_shown_outputs_are_what_the_blocks_print(page, pasted):
+    """A block followed by "prints" and a text block prints that text (up to the last digits);
+    outputs that vary from run to run (a sampler's draws) carry the comment ``_VARIES``."""
+    after = pasted(page)
+    for index, shown in _printed_outputs(page).items():
+        printed = after[index]["__stdout__"]
+        assert _same_output(printed, shown), f"block {index + 1} prints\n{printed}\nnot\n{shown}"
+
+
+def test_outputs_that_differ_in_a_word_or_beyond_the_last_digits_are_told_apart():
+    shown = "logp -57.314 (ls=0.06447; 6 start(s))\n[2.99434901 0.01178237]"
+    assert _same_output("logp  -57.3141 (ls=0.064471; 6 start(s))\n[2.994349 0.011782]", shown)
+    assert not _same_output("logp -57.314 (ls=0.06447; 5 start(s))\n[2.99434901 0.01178237]", shown)
+    assert not _same_output("logp -57.314 (ls=0.0650; 6 start(s))\n[2.99434901 0.01178237]", shown)
+    assert not _same_output("logp -57.314 (ls=0.06447; 6 start(s))\n[2.99434901]", shown)
+    assert not _same_output("logp -57.314 (sigma=0.06447; 6 start(s))\n[2.99 0.01]", shown)
 
 
 def _rmse_to_jump(mean: np.ndarray) -> float:
