@@ -63,7 +63,10 @@ class NegligibleScalingWarning(UserWarning):
     """ψ's range is too small against the length scale to change the kernel.
 
     A lifted coordinate s·ψ(x) enters the kernel through (s·ψ(x) − s·ψ(x'))/ℓ (eq. 13); when
-    its range over the data is below 10⁻³ ℓ the VSK equals the stationary kernel to rounding.
+    its range over the data is below 10⁻³ ℓ, and below 10⁻³ of the range of x in length
+    scales, the VSK equals the stationary kernel to rounding. (When x too spans a small
+    fraction of a length scale, with σ_f large, the GP is nearly a polynomial in the lifted
+    inputs, where ψ counts as much as x does: ψ is negligible only against x.)
     """
 
 
@@ -91,13 +94,36 @@ def psi_reach(psi_values: np.ndarray, psi_scale: float, ls: npt.ArrayLike) -> np
     return abs(psi_scale) * np.ptp(values, axis=0) / ls_psi
 
 
+def x_reach(X: np.ndarray, ls: npt.ArrayLike) -> float:
+    """Largest range of a coordinate of x over the data, in length scales.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        The inputs the VSK acts on (its active columns).
+    ls : array-like
+        One length scale, or one per lifted coordinate (the first d belong to x).
+
+    Returns
+    -------
+    float
+        max_k (max x_k − min x_k) / ℓ_k.
+    """
+    X = np.asarray(X, dtype=float).reshape(len(X), -1)
+    ls = np.atleast_1d(np.asarray(ls, dtype=float))
+    ls_x = ls[: X.shape[1]] if ls.size > 1 else ls
+    return float(np.max(np.ptp(X, axis=0) / ls_x, initial=0.0))
+
+
 def warn_if_negligible(
     reach: np.ndarray,
     where: str,
     stacklevel: int = 3,
     skip_file_prefixes: tuple[str, ...] = (),
+    x_span: float = np.inf,
 ) -> None:
-    """Warn (:class:`NegligibleScalingWarning`) if a ψ coordinate's reach is negligible.
+    """Warn (:class:`NegligibleScalingWarning`) if a ψ coordinate's reach is negligible:
+    below ``NEGLIGIBLE_REACH`` length scales, and below that fraction of ``x_span``.
 
     Parameters
     ----------
@@ -109,14 +135,23 @@ def warn_if_negligible(
     skip_file_prefixes : tuple of str, default ()
         Files the warning skips on its way to the caller's line (``warnings.warn``); with
         them, ``stacklevel`` counts only the frames outside those files.
+    x_span : float, default inf
+        :func:`x_reach` of the data. Where x too spans less than a length scale (a GP
+        nearly polynomial in the lifted inputs), ψ is judged against x.
     """
     reach = np.asarray(reach, dtype=float)
-    small = np.flatnonzero((reach < NEGLIGIBLE_REACH) & (reach > 0))
+    bound = NEGLIGIBLE_REACH * min(1.0, x_span)
+    small = np.flatnonzero((reach < bound) & (reach > 0))
     if small.size:
+        against = (
+            f"below {NEGLIGIBLE_REACH:g}"
+            if x_span >= 1
+            else f"below {NEGLIGIBLE_REACH:g} of x's range, {_g(x_span)} length scales"
+        )
         warnings.warn(
             f"ψ is too small to matter at the length scales of {where}: the range of ψ "
             f"coordinate(s) {small.tolist()} over the data is {_g(reach[small])} length "
-            f"scales (below {NEGLIGIBLE_REACH:g}), so the VSK is the stationary kernel. Give ψ "
+            f"scales ({against}), so the VSK is the stationary kernel. Give ψ "
             "an amplitude comparable to the length scale (in the units of x), or use "
             "build_model, whose lifted coordinate is scaled by the span of the data.",
             NegligibleScalingWarning,
@@ -254,9 +289,9 @@ class _Lifted(pm.gp.cov.Covariance):
                 "Make ψ map an (n, d) array to (n,) or (n, q), and pass q= for q > 1."
             )
         check_finite(out, f"ψ({name})", "make ψ finite on every input (check logs, divisions).")
-        self._check_reach(out)
+        self._check_reach(value, out)
 
-    def _check_reach(self, psi_values: np.ndarray) -> None:
+    def _check_reach(self, X: np.ndarray, psi_values: np.ndarray) -> None:
         """Warn when ψ is negligible against the length scales (kernels that have them)."""
 
     def _scaled(self, columns: list[Variable]) -> list[Variable]:
@@ -386,7 +421,7 @@ class VSK(_Lifted):
         kernel is evaluated on is not warned about here, as prediction points on one side of
         a jump rightly are; :func:`pymc_vsk.build_model`, :func:`pymc_vsk.set_data` and
         :class:`pymc_vsk.VSKRegressor` warn when it is constant over the training inputs
-        (:func:`warn_if_constant`, which a hand-built model can call itself).
+        (``pymc_vsk.covariance.warn_if_constant``, which a hand-built model can call itself).
 
     Notes
     -----
@@ -462,12 +497,13 @@ class VSK(_Lifted):
         )
         return f"VSK({base}, {self.psi!r}{self._columns_repr()}{scale})"
 
-    def _check_reach(self, psi_values: np.ndarray) -> None:
+    def _check_reach(self, X: np.ndarray, psi_values: np.ndarray) -> None:
         ls = as_numeric(self.cov_func.ls)
         scale = numeric_value(self.psi_scale)
         if ls is not None and scale is not None:
             reach = psi_reach(psi_values, float(np.ravel(scale)[0]), ls)
-            warn_if_negligible(reach, repr(self), 2, skip_file_prefixes=LIBRARY_FILES)
+            span = x_reach(X, ls)
+            warn_if_negligible(reach, repr(self), 2, LIBRARY_FILES, x_span=span)
 
     def lifted_sq_dist(self, Z: Variable, Zs: Variable | None = None) -> Variable:
         r"""Squared scaled distance ‖(Ψ(x) − Ψ(x'))/ℓ‖² between lifted inputs, from differences.
@@ -595,7 +631,8 @@ class LinearVSK(_Lifted):
     Raises
     ------
     NotImplementedError
-        From :meth:`power_spectral_density`, so ``pm.gp.HSGP`` refuses a LinearVSK.
+        From ``power_spectral_density``, with :attr:`NO_SPECTRAL_DENSITY`, so
+        ``pm.gp.HSGP`` refuses a LinearVSK.
     """
 
     NO_SPECTRAL_DENSITY = (

@@ -46,7 +46,7 @@ from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.caching import cache_entries, cached, model_structure
-from pymc_vsk.covariance import psi_reach, warn_if_negligible
+from pymc_vsk.covariance import psi_reach, warn_if_negligible, x_reach
 from pymc_vsk.lifting import psi_columns
 from pymc_vsk.likelihood import check_data_lengths
 from pymc_vsk.memory import keep_large_temporaries
@@ -358,16 +358,18 @@ def _check_reach(model: pm.Model, point: Mapping[str, np.ndarray]) -> None:
         return
 
     def build() -> Callable:
-        outputs = [psi_columns(vsk.psi, model["X"][:, vsk.active_dims]), vsk.cov_func.ls]
+        X = model["X"][:, vsk.active_dims]
+        outputs = [X, psi_columns(vsk.psi, X), vsk.cov_func.ls]
         outputs = [pytensor.tensor.as_tensor_variable(o) for o in outputs]
         inputs = [v for v in model.free_RVs if v in set(ancestors(outputs))]
         fn = pytensor.function(inputs, outputs, on_unused_input="ignore", mode=PYTHON_MODE)
         return lambda p: fn(*(p[v.name] for v in inputs))
 
-    values, ls = cached(model, "psi_reach", model_structure(model), build)(point)
+    X, values, ls = cached(model, "psi_reach", model_structure(model), build)(point)
     scale = numeric_value(vsk.psi_scale)
     where = "the fit (ℓ = " + _fmt(ls) + ")"
-    warn_if_negligible(psi_reach(values, float(scale), ls), where, stacklevel=4)
+    reach = psi_reach(values, float(scale), ls)
+    warn_if_negligible(reach, where, stacklevel=4, x_span=x_reach(X, ls))
 
 
 def compiled_objective(model: pm.Model, mode: Mode | str | None = None) -> _Objective:
@@ -589,6 +591,8 @@ def fit_map(
     tol : float, default 1e-10
         Gradient and relative function tolerance of L-BFGS-B.
     maxiter : int, default 5000
+        Most L-BFGS-B iterations from each start. A best end point that is still not an
+        optimum after them is returned with a :class:`NotConvergedWarning`.
     distinct_atol : float, default 1e-2
         Two optima are the same if their unconstrained coordinates, divided by the recorded
         scales, differ by less than this (1 % in a log-transformed parameter).
@@ -605,7 +609,12 @@ def fit_map(
     Returns
     -------
     MapResult
-        ``.point`` (best), ``.logp``, ``.optima`` (every distinct optimum, best first),
+        ``.point``: the best optimum, a dict of parameter values by name in the user's units
+        (``ls`` in the units of x, ``sigma_f``, ``sigma_n`` and ``mean`` in those of y, for
+        a model of :func:`pymc_vsk.build_model`), each a numpy array, with PyMC's
+        transformed values as well (``ls_log__``); pass it, or the result itself, as
+        ``point`` to :func:`pymc_vsk.predict`. Also ``.logp`` (the best log density),
+        ``.optima`` (every distinct :class:`Optimum`, best first), ``.multimodal`` and
         ``.summary()``.
 
     Warns
@@ -629,6 +638,29 @@ def fit_map(
     Each start is reported (``MAP start 3 of 8``) as a detail message of
     :mod:`pymc_vsk.progress`; on stderr it shows only when the previous line is a second old,
     so fast fits print nothing per start.
+
+    Examples
+    --------
+    A jump of 1 at x = 0.5 on a sine, with noise of std 0.1:
+
+    >>> import numpy as np
+    >>> from pymc_vsk import build_model, fit_map
+    >>> from pymc_vsk.scaling import Jump
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.linspace(0, 1, 30)[:, None]
+    >>> y = np.sin(2 * np.pi * X[:, 0]) + (X[:, 0] >= 0.5) + 0.1 * rng.normal(size=30)
+    >>> model, gp = build_model(X, y, psi=Jump(0.5))
+    >>> fit = fit_map(model)
+    >>> {name: round(float(fit.point[name]), 2) for name in ("ls", "sigma_f", "sigma_n", "mean")}
+    {'ls': 0.15, 'sigma_f': 0.43, 'sigma_n': 0.07, 'mean': 0.48}
+
+    The values are in the units of the data: with x in units 100 times smaller
+    (``100 * X``, the jump at 50), the length scale is 100 times as large and the other
+    parameters are unchanged.
+
+    >>> model_100, _ = build_model(100 * X, y, psi=Jump(50.0))
+    >>> round(float(fit_map(model_100).point["ls"]), 1)
+    14.8
     """
     model = pm.modelcontext(model)
     require_float64("fit_map", model)

@@ -294,7 +294,7 @@ def test_the_negligible_psi_warning_points_at_the_users_line():
     from pymc_vsk.covariance import NegligibleScalingWarning
 
     X = inputs(1, 8, seed=14)
-    cov = VSK(pm.gp.cov.Matern52(2, ls=100.0), scaling.Jump(0.5, amplitudes=0.01))
+    cov = VSK(pm.gp.cov.Matern52(2, ls=100.0), scaling.Jump(0.5, amplitudes=1e-6))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cov(X)
@@ -346,3 +346,37 @@ def test_repr_names_the_columns_a_vsk_acts_on_unless_all(make, shown):
     else:
         assert "active_dims" not in text and text.endswith(f"{psi!r})")
     assert text.count("input_dim=3") <= 1
+
+
+def _matern52(r):
+    return (1 + np.sqrt(5) * r + 5 * r**2 / 3) * np.exp(-np.sqrt(5) * r)
+
+
+@pytest.mark.parametrize(("amplitude", "negligible"), [(1.0, False), (1e-5, True)])
+def test_psi_is_judged_against_x_where_x_spans_a_small_fraction_of_a_length_scale(
+    amplitude, negligible
+):
+    """With ℓ 2 000 times the span of x (a long-ℓ fit, σ_f large), a unit jump spans 5·10⁻⁴
+    length scales, below the 10⁻³ that was the bound whatever x spanned: the warning said the
+    VSK was the stationary kernel. But x spans as little, and ψ changes the kernel as much as
+    x does (closed form below): ψ is negligible only against x."""
+    import warnings
+
+    from pymc_vsk.covariance import NegligibleScalingWarning
+
+    X = np.linspace(0, 1, 8)[:, None]
+    ls = 2000.0
+    psi = amplitude * (X[:, 0] >= 0.5)
+    r_x = np.abs(X - X.T) / ls
+    r_vsk = np.sqrt(r_x**2 + ((psi[:, None] - psi[None]) / ls) ** 2)
+    by_psi = np.max(np.abs(_matern52(r_vsk) - _matern52(r_x)))
+    by_x = np.max(np.abs(1 - _matern52(r_x)))
+    assert (by_psi / by_x < 1e-6) == negligible  # ψ's share of the kernel's variation
+    cov = VSK(pm.gp.cov.Matern52(2, ls=ls), scaling.Jump(0.5, amplitudes=amplitude))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cov(X).eval()
+    found = [w for w in caught if issubclass(w.category, NegligibleScalingWarning)]
+    assert bool(found) == negligible
+    if negligible:
+        assert "of x's range" in str(found[0].message)
