@@ -40,10 +40,12 @@ autosummary_generate = True
 autosummary_imported_members = False
 # set_predict_request and set_score_request are the metadata-routing methods scikit-learn adds
 # to its estimators (VSKRegressor); their docstrings refer to scikit-learn's own user guide.
+# rv_type is the class attribute PyMC sets on each distribution (MarginalNormal): the private
+# random-variable operation behind it, not something to call.
 autodoc_default_options = {
     "members": True,
     "show-inheritance": True,
-    "exclude-members": "set_predict_request, set_score_request",
+    "exclude-members": "set_predict_request, set_score_request, rv_type",
 }
 autodoc_typehints = "none"  # numpydoc's Parameters sections state the types
 autodoc_member_order = "bysource"
@@ -52,12 +54,36 @@ autodoc_member_order = "bysource"
 numpydoc_show_class_members = False
 # Types in the docstrings are plain text (``array-like, shape (n, d)``, ``pm.Model``): linking
 # them would need intersphinx inventories of numpy, PyMC and pytensor, fetched from the web at
-# every build; the build stays offline, so types are not cross-referenced. ``nitpicky`` is off:
-# it would report the base classes from PyMC and pytensor (no inventories offline) and module
-# constants outside ``__all__`` that docstrings mention. References to re-exported names
-# (``pymc_vsk.build_model``) are resolved to their definitions by ``setup`` below; links between
-# the pages of this site are checked by the -W build.
+# every build; the build stays offline, so types are not cross-referenced.
 numpydoc_xref_param_type = False
+
+# -- cross-references: every one must resolve ----------------------------------------------
+# With -W (tests/test_docs.py), a reference to a name that is not on these pages fails the
+# build: a docstring names a private or undocumented object as plain ``code``, a documented
+# one by the name it is documented under. References to re-exported names
+# (``pymc_vsk.build_model``) are resolved to their definitions by ``setup`` below, and private
+# base classes are shown as their public bases (``_public_bases``).
+nitpicky = True
+# Objects of other libraries (the base classes of some classes here, a few names in the text):
+# without intersphinx inventories (the build is offline) they cannot be linked. Listed one by
+# one, so that a reference to anything else is still checked.
+nitpick_ignore = [
+    # PyMC
+    ("py:class", "pymc.distributions.multivariate.MvNormal"),
+    ("py:class", "pymc.gp.cov.Covariance"),
+    ("py:class", "pymc.gp.gp.Marginal"),
+    ("py:class", "pymc.gp.hsgp_approx.HSGP"),
+    ("py:class", "pymc.logprob.transforms.Transform"),
+    # pytensor
+    ("py:class", "pytensor.compile.builders.OpFromGraph"),
+    ("py:class", "pytensor.link.basic.PerformLinker"),
+    # scikit-learn
+    ("py:class", "sklearn.base.BaseEstimator"),
+    ("py:class", "sklearn.base.RegressorMixin"),
+    ("py:obj", "sklearn.gaussian_process.GaussianProcessRegressor"),
+    # the Python standard library
+    ("py:mod", "logging"),
+]
 
 # -- HTML ----------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
@@ -114,5 +140,24 @@ def _link_reexported_names(app, env, node, contnode):
     )
 
 
+def _public_bases(app, name, obj, options, bases):
+    """Show a class's private bases (``_Lifted``) as their own public bases.
+
+    A private base is not documented, so "Bases: _Lifted" would name a class the reader cannot
+    look up; its public ancestors (``pymc.gp.cov.Covariance``) say what the class is.
+    """
+
+    def public(cls):
+        if not (isinstance(cls, type) and cls.__name__.startswith("_")):
+            return [cls]
+        return [b for base in cls.__bases__ if base is not object for b in public(base)]
+
+    shown = []
+    for base in bases:
+        shown += [b for b in public(base) if b not in shown]
+    bases[:] = shown or [object]
+
+
 def setup(app):
     app.connect("missing-reference", _link_reexported_names)
+    app.connect("autodoc-process-bases", _public_bases)

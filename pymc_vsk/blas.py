@@ -4,8 +4,9 @@ GP covariance matrices of a few hundred nodes are too small for multithreaded BL
 anything, and on a loaded machine its spinning threads cost many times the work itself (a MAP
 fit or a nutpie run, which already uses one thread per chain, slows down by an order of
 magnitude).
-:func:`fit_map` and the predictors use :func:`blas_threads` with one thread by default; wrap
-``pm.sample`` in it, or set ``OPENBLAS_NUM_THREADS=1`` before Python starts, for NUTS.
+:func:`~pymc_vsk.fitting.fit_map` and the predictors use :func:`blas_threads` with one thread by
+default; wrap ``pm.sample`` in it, or set ``OPENBLAS_NUM_THREADS=1`` before Python starts, for
+NUTS.
 """
 
 from __future__ import annotations

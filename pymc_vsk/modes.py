@@ -84,8 +84,9 @@ def _inline_inner_graph(fgraph: FunctionGraph, node: Apply) -> list[Variable] | 
     return inline_ofg_node(node)
 
 
-#: :func:`_inline_inner_graph` as a rewrite (the function keeps a name of its own, so that
-#: functions compiled with :data:`PYTHON_MODE` can be pickled).
+#: Rewrite that replaces each ``OpFromGraph`` node by its inner graph, unless its operation
+#: implements ``perform`` itself (the rewriting function, ``_inline_inner_graph``, keeps a name
+#: of its own, so that functions compiled with :data:`PYTHON_MODE` can be pickled).
 inline_inner_graphs = node_rewriter([OpFromGraph])(_inline_inner_graph)
 
 
@@ -112,7 +113,8 @@ def _split_wide_sum(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None
     return [node.op(*terms)]
 
 
-#: :func:`_split_wide_sum` as a rewrite.
+#: Rewrite that splits an elementwise sum or product of more terms than a numpy ufunc takes
+#: (:data:`MAX_OPERANDS`) into sums or products of groups of terms (``_split_wide_sum``).
 split_wide_sums = node_rewriter([Elemwise])(_split_wide_sum)
 
 #: pytensor's ``FAST_COMPILE`` rewrites (including those the Python path requires), with the

@@ -765,18 +765,36 @@ def predict(
     Returns
     -------
     Prediction
-        ``.mean``, ``.std_f``, ``.std_y``, ``.quantile(q)``, ``.interval(prob, kind=...)``,
-        ``.sample(size)``.
+        The predictive distribution at the m rows of ``Xnew`` (for ``idata``, the mixture
+        over the draws), in the units of y:
+
+        * :attr:`~Prediction.mean`: the predictive mean, shape (m,), the same for f and y;
+        * :attr:`~Prediction.std_f`: the standard deviation of the latent f, shape (m,);
+        * :attr:`~Prediction.std_y`: that of a new noisy observation y (σ_n included),
+          shape (m,); a ``ValueError`` for a GP without Gaussian noise (``pm.gp.Latent``,
+          :class:`~pymc_vsk.hsgp.LiftedHSGP`);
+        * :meth:`quantile(q, of="y") <Prediction.quantile>`: shape (m,) for one ``q``;
+        * :meth:`interval(prob=0.94, of="y", kind="eti") <Prediction.interval>`: the bounds
+          ``lower, upper``, each of shape (m,);
+        * :meth:`sample(size, of="f") <Prediction.sample>`: joint draws, shape (size, m).
 
     Examples
     --------
+    Every parameter is given a fixed value here (``ls=0.1`` and so on, instead of a prior),
+    so the model has no free variables and the point that fixes them is empty:
+    ``point={}``. After :func:`~pymc_vsk.fitting.fit_map` it is ``point=fit.point``.
+
     >>> import numpy as np
     >>> from pymc_vsk import build_model, predict, targets
     >>> from pymc_vsk.scaling import Jump
     >>> X = targets.halton_nodes(15)
     >>> model, gp = build_model(X, targets.jump(X), psi=Jump(0.5), ls=0.1, sigma_f=1.0,
     ...                         sigma_n=0.1, mean=0.0)
+    >>> model.free_RVs
+    []
     >>> pred = predict(gp, np.array([[0.25], [0.75]]), point={})
+    >>> pred.mean.shape, pred.std_f.shape, pred.std_y.shape
+    ((2,), (2,), (2,))
     >>> lower, upper = pred.interval(0.9)
     >>> bool(np.all(lower < pred.mean) and np.all(pred.mean < upper))
     True

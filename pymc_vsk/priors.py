@@ -251,9 +251,9 @@ def default_priors(
     y : array-like, shape (n,)
     ard_width : int, optional
         With one length scale per lifted coordinate (ARD), their number d + q: each gets
-        the range of its own coordinate (:func:`coordinate_scales`) instead of that of the
-        nodes.
-    names : sequence of str, default all of :data:`PARAMETERS`
+        the range of its own coordinate (:func:`~pymc_vsk.priors.coordinate_scales`) instead
+        of that of the nodes.
+    names : sequence of str, default all of :data:`~pymc_vsk.priors.PARAMETERS`
         The priors wanted (the length scale's needs three distinct nodes; the others do not).
 
     Returns
@@ -326,7 +326,8 @@ def data_priors(
     """The default priors ``specs[name]`` of ``names`` with each parameter in a data container.
 
     The containers, ``{name}_prior_{i}`` in the model in context, hold the parameters of
-    :func:`default_priors`; :func:`data_prior_values` gives them for new data.
+    :func:`default_priors`; ``data_prior_values`` (used by :func:`pymc_vsk.set_data`) gives them
+    for new data.
 
     Parameters
     ----------

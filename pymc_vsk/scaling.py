@@ -362,14 +362,15 @@ class Jump(_UnitSteps, ScalingFunction):
     Parameters
     ----------
     locations : float or sequence of float
-        Jump locations :math:`t_k`.
+        Jump locations :math:`t_k`, in the units of column ``dim`` of ``X`` (the data's
+        units: ``Jump(0.5)`` jumps at x = 0.5, whatever the range of x).
     amplitudes : float or sequence of float, default 1.0
         Jump sizes :math:`a_k` (broadcast to the number of locations). They are compared with
         the length scale in the units of x, times the VSK's ``psi_scale``: in
         :func:`pymc_vsk.build_model` amplitude 1 is a jump as large as the data's x-range;
         in a hand-built :class:`pymc_vsk.VSK` (``psi_scale=1``) it is one x unit.
     dim : int, default 0
-        Column of ``X`` the jump acts on.
+        Column of ``X`` the jumps act on; ψ does not depend on the other columns.
     """
 
     piecewise_constant = True
@@ -402,13 +403,19 @@ class SmoothJump(_UnitSteps, ScalingFunction):
 
     Parameters
     ----------
-    locations, amplitudes : float, sequence or random variable
-        As in :class:`Jump`.
+    locations : float, sequence of float or random variable
+        Jump locations :math:`t_k`, in the units of column ``dim`` of ``X`` (a random
+        variable, e.g. ``pm.Uniform("t", 0, 1)`` for x in [0, 1], sets their prior in those
+        units).
+    amplitudes : float, sequence of float or random variable, default 1.0
+        Jump sizes :math:`a_k`, as in :class:`Jump`.
     width : float, sequence of float or random variable, default 0.01
-        Transition width ``w`` (same units as ``x``), one for all locations or one per
-        location: the step is σ((x − t)/w), so 90 % of it
+        Transition width ``w``, in the units of column ``dim`` of ``X`` like the locations,
+        one for all locations or one per location: the step is σ((x − t)/w), so 90 % of it
         happens within ``±2.95 w`` of the location t (a fraction tanh(a/2) within ``±a w``).
     dim : int, default 0
+        Column of ``X`` the steps act on (the coordinate :math:`x_{\mathrm{dim}}` above); ψ
+        does not depend on the other columns.
     """
 
     def __init__(
@@ -736,7 +743,8 @@ class FromFunction(ScalingFunction):
         Number of output columns.
     params : dict, optional
         Named parameters passed to ``fn`` as keyword arguments (may be random variables); they
-        are listed so that :attr:`is_random` and ``numpy(X, point)`` can see them.
+        are listed so that :attr:`~ScalingFunction.is_random` and ``numpy(X, point)`` can see
+        them.
     """
 
     def __init__(
@@ -757,8 +765,8 @@ class FromFunction(ScalingFunction):
     def _refuse_hidden_random_variables(self) -> None:
         """Refuse a function that reads a random variable it was not given in ``params``.
 
-        Such a ψ looked fixed (:attr:`is_random` sees ``params`` only), so it was evaluated at
-        one draw of the variable, which the model then sampled to no effect.
+        Such a ψ looked fixed (:attr:`~ScalingFunction.is_random` sees ``params`` only), so it
+        was evaluated at one draw of the variable, which the model then sampled to no effect.
         """
         try:
             out = pt.as_tensor_variable(self(pt.matrix("X", dtype="float64")))

@@ -158,8 +158,8 @@ def read_xy(
     min_rows : int, default 6
         Fewest data rows accepted (after leaving out the rows without a ``y``).
     drop_missing : bool, default True
-        Leave out rows whose ``y`` is missing (an empty cell, or a marker of :data:`MISSING`:
-        NA, n/a, #N/A, nan, null, none, - or .); ``False`` makes them an error.
+        Leave out rows whose ``y`` is missing (an empty cell, or a missing-value marker: NA,
+        n/a, #N/A, nan, null, none, - or ., in any case); ``False`` makes them an error.
     dates : bool, default False
         Return a column of dates as the dates themselves (numpy ``datetime64``, or pandas
         ``Timestamp`` objects when they carry a time zone), for
@@ -534,7 +534,7 @@ def _is_number(text: str) -> bool:
 
 
 def _missing(cells: pd.Series) -> np.ndarray:
-    """Which cells are empty or a missing-value marker (:data:`MISSING`)."""
+    """Which cells are empty or a missing-value marker (``MISSING``)."""
     return (cells.isna() | cells.str.strip().str.lower().isin(MISSING)).to_numpy()
 
 
@@ -682,7 +682,8 @@ class Detection:
         return "\n".join(lines)
 
     def as_dict(self, prob: float = PROB) -> dict:
-        """The answer in the JSON layout of :meth:`JumpPosterior.as_dict`.
+        """The answer in the JSON layout of
+        :meth:`JumpPosterior.as_dict() <pymc_vsk.jumps.detection.JumpPosterior.as_dict>`.
 
         The number of jumps is fixed, so ``p_n_jumps`` puts probability 1 on it and each
         jump's ``probability`` is 1; ``interval`` is the hull of its ``prob`` credible gaps.

@@ -141,7 +141,7 @@ MIN_STEP_UNITS = 100
 
 
 def _check_resolution(dates: pd.Series) -> None:
-    """Refuse dates too close for decimal years (:data:`MIN_STEP_UNITS`), naming the two
+    """Refuse dates too close for decimal years (``MIN_STEP_UNITS``), naming the two
     closest and the way out: the time since the first date, in seconds."""
     distinct = pd.Series(np.sort(dates.unique()))
     if len(distinct) < 2:
@@ -264,7 +264,7 @@ def date_scale(dates: object) -> DateScale:
     Raises
     ------
     ValueError
-        Dates closer than decimal years keep evenly spaced (:data:`MIN_STEP_UNITS`: below
+        Dates closer than decimal years keep evenly spaced (``MIN_STEP_UNITS``: below
         about 0.7 ms near 2000), a missing date (NaT), or no dates.
     TypeError
         Numbers instead of dates.

@@ -79,7 +79,8 @@ class Jump:
         sits at the middle of the gap), over the draws that hold this jump (each draw's
         jump nearest to it; see ``find_jumps``).
     interval : tuple of float
-        Shortest run of consecutive gaps holding ``PROB`` of the location's mass.
+        Shortest run of consecutive gaps holding 94 % of the location's mass
+        (:data:`~pymc_vsk.jumps.formatting.PROB`), in x units.
     probability : float
         Posterior probability that some jump lies in ``interval`` (whatever the count).
     gaps : array
@@ -278,7 +279,7 @@ class JumpPosterior:
         ----------
         xnew : array, shape (m,)
             Inputs, in x units: numbers, or dates when x held dates (read on the scale of
-            x's dates, :attr:`dates`; numbers are then decimal years).
+            x's dates, the attribute ``dates``; numbers are then decimal years).
 
         Returns
         -------
@@ -395,6 +396,27 @@ def find_jumps(
     Returns
     -------
     JumpPosterior
+        The answer (see :class:`JumpPosterior` for all of it). Mainly:
+
+        * ``n_jumps``: the decided number of jumps K (or the count asked for);
+        * ``p_n_jumps``: the posterior probabilities P(K = k | y), k = 0, 1, ...;
+        * ``jumps``: list of :class:`Jump` in increasing order of location, each with its
+          ``location`` (posterior median, in x units: decimal years when x held dates), its
+          94 % ``interval`` and the ``probability`` that a jump lies there;
+        * :attr:`~JumpPosterior.change_points`: the index of the first observation after
+          each jump, in the data sorted by x;
+        * :meth:`summary() <JumpPosterior.summary>`: all of this as text, and
+          :meth:`as_dict() <JumpPosterior.as_dict>`: as plain JSON types;
+        * :meth:`mean(xnew) <JumpPosterior.mean>`: posterior mean and std of the signal
+          (levels and smooth part, without the noise) at new inputs ``xnew``, for plots;
+        * ``idata``: the draws (an ``xarray.DataTree``): ``n_jumps``, the smooth part's
+          ``lengthscale``, ``ratio`` and ``smoothness``, and the jumps' ``location``;
+        * ``diagnostics``: r̂ and ESS of the draws (a
+          :class:`~pymc_vsk.diagnostics.Diagnostics`), and
+          :attr:`~JumpPosterior.converged` whether they pass;
+        * :attr:`~JumpPosterior.outliers`: the x of observations left out as gross errors,
+          and :attr:`~JumpPosterior.p_smooth_part`: the posterior probabilities of no,
+          a Matérn 5/2 or an Ornstein–Uhlenbeck smooth part.
 
     Raises
     ------

@@ -76,11 +76,11 @@ def _grid(x: np.ndarray) -> tuple[np.ndarray, float] | None:
 def find_period(x: np.ndarray, y: np.ndarray) -> int | None:
     """The period, in observations, of the season of y, or None.
 
-    Every period from 2 to :data:`MAX_PERIOD` (and at most a third of the series) is a candidate;
-    the period is the one whose classical profile (:class:`Season` with all its harmonics)
-    gains the most by the Schwarz criterion, if it gains at all. (A profile of one or two
-    harmonics would find a period in most random walks: y less a moving average over the
-    period still wanders at that scale, and a single sine of that period fits the wander.)
+    Every period from 2 to ``MAX_PERIOD`` = 120 (and at most a third of the series) is a
+    candidate; the period is the one whose classical profile (:class:`Season` with all its
+    harmonics) gains the most by the Schwarz criterion, if it gains at all. (A profile of one
+    or two harmonics would find a period in most random walks: y less a moving average over
+    the period still wanders at that scale, and a single sine of that period fits the wander.)
     A multiple of the period explains little more than the period itself and pays for more
     effects, so the period itself wins. Each candidate's gain is measured on y less its own
     moving average, which keeps part of a longer season (a moving average over two quarters
@@ -214,7 +214,8 @@ class Season:
         The number of harmonics kept.
     penalty : float
         ``k/2 · log n + log m + log(period // 2)``: the Schwarz penalty of the profile's k free
-        effects (:func:`_parameters`), the prior odds of one period among the ``m`` that
+        effects (a sine and a cosine per harmonic, k = ``min(2 * harmonics, period - 1)``),
+        the prior odds of one period among the ``m`` that
         :func:`find_period` tries, and of its number of harmonics (when chosen).
     gain : float
         How much the profile explains of y less its moving average, by the Schwarz criterion:

@@ -147,7 +147,7 @@ def state_space(
     r"""Transitions ``A``, process noise ``Q`` and stationary covariance ``P∞`` of the smooth
     part's SDE, in the filter's state of three components.
 
-    ν = 5/2: :func:`matern52_transitions` and :func:`stationary_covariance`. ν = 1/2: the
+    ν = 5/2: :func:`matern52_transitions` and ``stationary_covariance``. ν = 1/2: the
     Ornstein–Uhlenbeck process df = -f/ℓ dt + √(2/ℓ) dW in the first component,
     ``A = e^{-Δ/ℓ}``, ``Q = 1 - e^{-2Δ/ℓ}``; the other two are 0, and the filter leaves them
     out.
@@ -852,7 +852,7 @@ class Shape(NamedTuple):
     ratio: float
     #: Log prior probability of the shape.
     log_weight: float
-    #: Smoothness ν of the Matérn kernel (:data:`SMOOTHNESS`).
+    #: Smoothness ν of the Matérn kernel: 2.5 (ν = 5/2) or 0.5 (ν = 1/2, Ornstein–Uhlenbeck).
     nu: float = 2.5
 
 
@@ -1009,7 +1009,8 @@ class SegmentModel:
         steadily rising or falling series then pays for its level alone, not for a steep
         slope as well. The priors keep the scale of y; the drift, one parameter fitted to
         the data, is charged the Schwarz penalty ``log(n) / 2`` (``log_penalty``). When the
-        series shows no drift, :attr:`drift` is None and the model is the one without.
+        series shows no drift, the attribute ``drift`` is None and the model is the one
+        without.
 
     Attributes
     ----------

@@ -9,7 +9,8 @@ Metrics (Section 4) over ``linspace(0, 1, 500)`` united with the nodes; the std 
 predictive std of y (noise included), as in Tables 2–3.
 
 For each noise seed, N runs upward and every fit starts from the previous N's optimum plus a
-few default starts (:func:`pymc_vsk.fitting.default_starts`), keeping the best optimum.
+few default starts (those of :func:`~pymc_vsk.fitting.fit_map`, spread over the length
+scales), keeping the best optimum.
 The noise draws are nested (the first N values do not depend on later ones), so successive
 data sets add observations. Each kernel's model is built once and compiled once; later data
 sets, of any size, are swapped in with :func:`pymc_vsk.set_data`.
@@ -97,7 +98,8 @@ class Sweep:
     seeds : list of int
         The noise seeds.
     values : dict
-        Model -> column (see :data:`COLUMNS`) -> array of shape (n, k) over N and seeds.
+        Model -> column (``ls``, ``sigma_f``, ``sigma_n``, ``mean``, the metrics of
+        :data:`METRICS`, ``n_ls_modes``) -> array of shape (n, k) over N and seeds.
     seconds : float
         Wall time of the sweep, model building and compilation included.
     n_models : int

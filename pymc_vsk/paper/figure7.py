@@ -52,7 +52,7 @@ and 4: equal RMSE and ℓ) but compiles 14 objectives and predictors, each of wh
 than a fit.
 
 Each fit starts from the previous fit's optimum (the sweep runs stationary, K_VSK = 0, 1, …)
-plus :data:`N_STARTS` default starts, and keeps the best. From K_VSK ≈ 1 on, the MLE has
+plus ``N_STARTS`` = 6 default starts, and keeps the best. From K_VSK ≈ 1 on, the MLE has
 long ℓ and large σ_f: the lifted GP becomes nearly linear in ψ, f ≈ m + c ψ. With nothing
 left for σ_n (K_VSK ≳ 9 with N = 200) the likelihood rises along a ridge ℓ, σ_f → ∞; the
 optimiser stops at large finite values, where the predictions no longer change. The
@@ -64,10 +64,10 @@ are meaningful only down to that level.
 The paper's findings are checked (:meth:`Sweep.checks`) as
 
 * **errors fall as K_VSK grows**: Spearman rank correlation between K_VSK and the RMSE, and
-  between K_VSK and the maximum error, at most :data:`MAX_SPEARMAN` (−0.9);
-* **ψ¹² = f is nearly exact**: RMSE at K_VSK = 12 at most :data:`EXACT_FACTOR` (10⁻³) times
+  between K_VSK and the maximum error, at most ``MAX_SPEARMAN`` = −0.9;
+* **ψ¹² = f is nearly exact**: RMSE at K_VSK = 12 at most ``EXACT_FACTOR`` = 10⁻³ times
   the stationary RMSE;
-* **robust to a poor ψ**: RMSE at every K_VSK at most :data:`ROBUST_FACTOR` (1.25) times the
+* **robust to a poor ψ**: RMSE at every K_VSK at most ``ROBUST_FACTOR`` = 1.25 times the
   stationary RMSE. Measured before this threshold was set: the worst case is K_VSK = 0, at
   1.02–1.04 × stationary for N = 100, 200, 300 (Matérn C⁴ and C²). On Ω = [−1, 1]² (two
   periods of the first term) K_VSK = 0 is 1.36 × stationary in RMSE but 0.79 × in maximum
@@ -364,7 +364,7 @@ class Sweep:
         return float(scipy.stats.spearmanr(self.k_values, self.vsk[column]).statistic)
 
     def rounding_level(self) -> list[int]:
-        """K_VSK whose average std is below :data:`FLOOR_FACTOR` × :func:`std_floor`."""
+        """K_VSK whose average std is below ``FLOOR_FACTOR`` = 10 times :func:`std_floor`."""
         low = self.vsk["mean_std"] < FLOOR_FACTOR * self.vsk["std_floor"]
         return [int(k) for k in self.k_values[low]]
 

@@ -323,7 +323,8 @@ class MleFitter:
     y : array, shape (N,)
         Observations to build the model with.
     n_starts : int, default 8
-        Default starts of :func:`pymc_vsk.fitting.default_starts` per fit.
+        Default starts per fit (those of :func:`pymc_vsk.fitting.fit_map`, spread over the
+        length scales).
     kernel : str, default "matern52"
         Base kernel name for :func:`pymc_vsk.build_model` (the paper's Matérn C⁴).
     """
@@ -393,7 +394,7 @@ class MleFitter:
         ----------
         X : array, shape (N, d)
         point : dict
-            A fitted point (:attr:`Fit.point`).
+            A fitted point (``point`` of :class:`Fit`).
 
         Returns
         -------

@@ -326,11 +326,14 @@ class Study:
     description : str
         How the hyper-parameters were inferred.
     values : dict
-        Model -> row key (see :data:`ROW_LABELS`) -> array over seeds.
+        Model -> row key (``ls``, ``sigma_f``, ``sigma_n``, ``rmse``, ``max_error``,
+        ``mean_std``, ``max_std``: the paper's rows) -> array over seeds.
     flags : dict
-        Model -> one list of flags (:attr:`Fit.flags`) per seed.
+        Model -> one list of flags (``flags`` of :class:`~pymc_vsk.paper.harness.Fit`) per
+        seed.
     ls_modes : dict
-        Model -> per seed, the length-scale modes of the MAP fit (:attr:`Fit.ls_modes`).
+        Model -> per seed, the length-scale modes of the MAP fit (``ls_modes`` of
+        :class:`~pymc_vsk.paper.harness.Fit`).
     example : dict
         Grid, data and both models' predictions for the first seed (for the figures).
     seconds : float
@@ -348,7 +351,7 @@ class Study:
     seconds: float
 
     def median(self, model: str, row: str) -> float:
-        """Median over seeds of ``row`` (a key of :data:`ROW_LABELS`) for ``model``."""
+        """Median over seeds of ``row`` (a row key of ``values``) for ``model``."""
         return float(np.median(self.values[model][row]))
 
     def band(self, model: str, row: str) -> tuple[float, float]:
@@ -392,7 +395,7 @@ class Study:
     def checks(self) -> dict[str, bool]:
         """Whether Table 2 or 3 is reproduced, for N = 27 and 81 (none for other N).
 
-        The median RMSE ratio VSK/stationary within :data:`RATIO_TOLERANCE` of the paper's,
+        The median RMSE ratio VSK/stationary within 0.15 (``RATIO_TOLERANCE``) of the paper's,
         and at N = 81 the VSK better in at least 90 % of the seeds. The noise differs from the
         paper's single draw, so the check is on the median over seeds; it is set for 20 seeds
         and maximum likelihood.
