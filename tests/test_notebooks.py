@@ -46,7 +46,7 @@ PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 FIGURES = {
     "01_jump_table1": 3,  # Figures 1, 2 and 3
     "02_jump_bayes": 12,
-    "03_jump_detection": 4,
+    "03_jump_detection": 6,  # find_jumps' figure and the fits of the Nile models too
     "04_weierstrass": 3,
     "05_corner": 6,
     "06_gibbs_paciorek": 5,
