@@ -109,3 +109,15 @@ def test_command_refuses_a_dash_for_the_json(capsys, tmp_path, monkeypatch):
     assert exit_.value.code == 2
     assert "argument --json: '-' is not standard output here" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]
+
+
+def test_pandas_missing_values_are_named_as_such():
+    """pandas' nullable arrays with pd.NA were refused as "a masked array ... whose masks are
+    not read", wording a pandas user does not meet."""
+    x = np.arange(40.0)
+    y = pd.array(np.r_[np.zeros(20), np.ones(20)], dtype="Float64")
+    y[7] = pd.NA
+    with pytest.raises(ValueError, match=r"y holds missing values \(pd\.NA, first at position 7\)"):
+        find_jumps(x, y)
+    with pytest.raises(ValueError, match=r"dropna"):
+        find_jumps(pd.Series(x, dtype="Float64").where(x != 3).array, np.zeros(40))

@@ -685,11 +685,16 @@ def _best_f1_count(
 def _numbers(values: object, name: str) -> np.ndarray:
     """``values`` as a flat float array, or an error that shows one value that is not (or
     that says the values are not one series)."""
-    if np.ma.is_masked(values):
+    if np.ma.is_masked(values):  # a numpy masked array, or pandas' nullable arrays
         k = int(np.flatnonzero(np.ma.getmaskarray(values))[0])
+        what = (
+            "is a masked array with masked values (first at position {k}), whose masks are not read"
+            if isinstance(values, np.ma.MaskedArray)
+            else "holds missing values (pd.NA, first at position {k})"
+        )
         raise ValueError(
-            f"{name} is a masked array with masked values (first at position {k}), whose "
-            "masks are not read: drop those rows, in x and y, first."
+            f"{name} {what.format(k=k)}: drop those rows, in x and y, first (with pandas, "
+            "data.dropna())."
         )
     complex_values = ValueError(
         f"{name} holds complex numbers; pass real numbers (the real part, the modulus or the "
