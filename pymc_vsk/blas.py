@@ -11,7 +11,9 @@ NUTS.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from numbers import Integral
 
 from threadpoolctl import threadpool_limits
 
@@ -21,14 +23,23 @@ __all__ = ["blas_threads"]
 def blas_threads(limit: int | None = 1) -> AbstractContextManager:
     """Context manager limiting the BLAS thread pool to ``limit`` threads (``None``: leave it).
 
+    The limit applies from entering the ``with`` block to leaving it, by an exception too.
+
     Parameters
     ----------
     limit : int or None, default 1
-        Number of threads.
+        Number of threads (>= 1).
 
     Returns
     -------
     context manager
+
+    Raises
+    ------
+    TypeError
+        ``limit`` is neither an integer nor None.
+    ValueError
+        ``limit`` is below 1.
 
     Examples
     --------
@@ -44,4 +55,17 @@ def blas_threads(limit: int | None = 1) -> AbstractContextManager:
     >>> threads <= {1}
     True
     """
-    return nullcontext() if limit is None else threadpool_limits(limits=limit, user_api="blas")
+    if limit is None:
+        return nullcontext()
+    if isinstance(limit, bool) or not isinstance(limit, Integral):
+        raise TypeError(f"The BLAS thread limit must be an integer or None; got {limit!r}.")
+    if limit < 1:
+        raise ValueError(f"The BLAS thread limit must be >= 1 (None: leave it); got {limit}.")
+    return _limited(int(limit))
+
+
+@contextmanager
+def _limited(limit: int) -> Iterator[None]:
+    """threadpoolctl's limit, set on entering (threadpoolctl sets it when it is constructed)."""
+    with threadpool_limits(limits=limit, user_api="blas"):
+        yield

@@ -2,10 +2,12 @@
 
 Compiling a pytensor function costs far more than calling it, and the models of this package
 are fitted, predicted from and evaluated many times. Every compiled function is therefore
-kept with its owner (a ``pm.Model``, a GP, a scaling function) in one weak cache: the entry
-lives as long as the owner does, and a different set of options (the ``key``) gets its own
-entry. Compiled functions read data containers when called, so data swapped with
-``pm.set_data`` are seen without recompiling.
+kept with its owner (a ``pm.Model``, a GP, a scaling function), in an attribute of the owner
+(or, for an owner without one, in a weak cache): the entry lives as long as the owner does,
+even when the compiled function refers to its owner, and a different set of options (the
+``key``) gets its own entry. A copy or a pickle of the owner starts with no entries.
+Compiled functions read data containers when called, so data swapped with ``pm.set_data``
+are seen without recompiling.
 
 The first entry built in a process starts the announcement of compilations
 (:func:`pymc_vsk.progress.announce_compilation`): compiling a model takes seconds to a
@@ -21,7 +23,39 @@ from pymc_vsk.progress import announce_compilation
 
 __all__ = ["cache_entries", "cached", "is_cached", "model_structure"]
 
+#: Name of the attribute that holds an owner's entries.
+_ATTRIBUTE = "_pymc_vsk_cache"
+
+#: Entries of owners that take no attribute (no ``__dict__``). A value that refers to its owner
+#: keeps the owner alive here; with the attribute, owner and entries are a cycle that the
+#: garbage collector frees.
 _STORE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class _Entries(dict):
+    """An owner's cached values; a copy or a pickle of the owner gets an empty one."""
+
+    def __reduce__(self) -> tuple:
+        return _Entries, ()
+
+    def __copy__(self) -> _Entries:
+        return _Entries()
+
+    def __deepcopy__(self, memo: dict) -> _Entries:
+        return _Entries()
+
+
+def _entries(owner: object, create: bool) -> dict:
+    """The entries of ``owner`` (an empty dict when it has none and ``create`` is False)."""
+    attributes = getattr(owner, "__dict__", None)
+    if isinstance(attributes, dict):
+        entries = attributes.get(_ATTRIBUTE)
+        if entries is None and create:
+            entries = attributes[_ATTRIBUTE] = _Entries()
+        return {} if entries is None else entries
+    if create:
+        return _STORE.setdefault(owner, {})
+    return _STORE.get(owner, {})
 
 
 def cached[T](owner: object, kind: str, key: Hashable, build: Callable[[], T]) -> T:
@@ -30,8 +64,8 @@ def cached[T](owner: object, kind: str, key: Hashable, build: Callable[[], T]) -
     Parameters
     ----------
     owner : object
-        The object the value belongs to; it must support weak references and is not kept
-        alive by the cache.
+        The object the value belongs to, not kept alive by the cache; it must take
+        attributes or support weak references.
     kind : str
         What is cached (e.g. ``"objective"``, ``"predictor"``), so that one owner can hold
         several kinds of compiled functions.
@@ -45,7 +79,7 @@ def cached[T](owner: object, kind: str, key: Hashable, build: Callable[[], T]) -
     object
         The value returned by ``build``.
     """
-    per_owner = _STORE.setdefault(owner, {})
+    per_owner = _entries(owner, create=True)
     if (kind, key) not in per_owner:
         announce_compilation()
         per_owner[kind, key] = build()
@@ -65,7 +99,7 @@ def is_cached(owner: object, kind: str, key: Hashable) -> bool:
     -------
     bool
     """
-    return (kind, key) in _STORE.get(owner, {})
+    return (kind, key) in _entries(owner, create=False)
 
 
 def model_structure(model: object) -> tuple[str, ...]:
@@ -99,4 +133,4 @@ def cache_entries(owner: object, kind: str) -> list:
     -------
     list
     """
-    return [value for (k, _), value in _STORE.get(owner, {}).items() if k == kind]
+    return [value for (k, _), value in _entries(owner, create=False).items() if k == kind]

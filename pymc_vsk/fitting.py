@@ -27,7 +27,7 @@ wait for it. An explicit ``mode`` is used as given.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +41,7 @@ from pymc.initial_point import make_initial_point_expression
 from pymc.pytensorf import find_rng_nodes, replace_rng_nodes, reseed_rngs
 from pymc.util import get_default_varnames
 from pytensor.compile.mode import Mode
-from pytensor.graph import ancestors
+from pytensor.graph import Variable, ancestors
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.blas import blas_threads
@@ -386,7 +386,9 @@ def compiled_objective(model: pm.Model, mode: Mode | str | None = None) -> _Obje
     _Objective
         Callable ``theta -> (−log p, −∇ log p)`` on the flat vector of value variables.
     """
-    key = (model_structure(model), tuple(v.name for v in model.value_vars), str(mode))
+    # a mode by itself (a name, or the Mode object: by identity), not by its text, which
+    # is long and holds memory addresses
+    key = (model_structure(model), tuple(v.name for v in model.value_vars), mode)
     return cached(model, "objective", key, lambda: _Objective(model, mode))
 
 
@@ -412,7 +414,7 @@ def initial_point(model: pm.Model) -> dict[str, np.ndarray]:
     """
     key = (
         model_structure(model),
-        tuple((rv.name, repr(v)) for rv, v in model.rvs_to_initial_values.items()),
+        tuple((rv.name, _initval_key(v)) for rv, v in model.rvs_to_initial_values.items()),
     )
 
     def build() -> Callable[[], list[np.ndarray]]:
@@ -434,6 +436,18 @@ def initial_point(model: pm.Model) -> dict[str, np.ndarray]:
     fn = cached(model, "initial_point", key, build)
     names = [model.rvs_to_values[rv].name for rv in model.free_RVs]
     return {name: np.asarray(value) for name, value in zip(names, fn(), strict=True)}
+
+
+def _initval_key(value: object) -> Hashable:
+    """A key of an initial value that tells any two values apart: an array by its bytes
+    (its text rounds to 8 digits and elides long arrays), a strategy name by itself, a
+    symbolic value by identity."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, Variable):
+        return ("variable", id(value))
+    array = np.asarray(value)
+    return ("array", array.dtype.str, array.shape, array.tobytes())
 
 
 def _to_value_space(

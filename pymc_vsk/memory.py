@@ -15,6 +15,7 @@ next evaluation instead of returning them to the system after each one.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -45,14 +46,14 @@ def _parse(text: str, source: str) -> int:
     """Bytes of a size such as ``"8G"``, ``"512 MiB"``, ``"1e9"``; ``source`` names where
     the text came from in the error message."""
     match = re.fullmatch(
-        r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMgGtT]?)i?[bB]?\s*", text
+        r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?:([kKmMgGtT])i?)?[bB]?\s*", text
     )
     if not match or not np.isfinite(float(match.group(1))):
         raise ValueError(
             f"{source} is not a size; use bytes (2147483648, 1e9) or a number with "
             "a unit, e.g. '8G', '512M'."
         )
-    value, unit = float(match.group(1)), match.group(2).upper()
+    value, unit = float(match.group(1)), (match.group(2) or "").upper()
     return int(value * 1024 ** " KMGT".index(unit or " "))
 
 
@@ -116,6 +117,14 @@ APPROXIMATE = (
 )
 
 
+def _format_size(nbytes: float) -> str:
+    """``nbytes`` to one decimal in GiB from 0.1 GiB on, else in MiB or KiB, else in bytes."""
+    for unit, power in (("GiB", 3), ("MiB", 2), ("KiB", 1)):
+        if nbytes >= 0.1 * 1024**power:
+            return f"{nbytes / 1024**power:.1f} {unit}"
+    return f"{int(nbytes)} bytes"
+
+
 def check_dense(
     n: int, m: int, what: str, copies: int = DENSE_COPIES, fix: str = APPROXIMATE
 ) -> None:
@@ -140,10 +149,12 @@ def check_dense(
     need = int(n) * int(m) * 8 * copies
     limit = get_memory_limit()
     if need > limit:
+        enough = f"'{max(16, math.ceil(need / 1024**3))}G'"
         raise MemoryError(
-            f"{what} needs dense {n} x {m} matrices: about {need / 1024**3:.1f} GiB ({copies} "
-            f"at once), above the limit of {limit / 1024**3:.1f} GiB. {fix} To allow it anyway, "
-            "raise the limit: pymc_vsk.memory.set_memory_limit('16G') or PYMC_VSK_MEMORY_LIMIT."
+            f"{what} needs dense {n} x {m} matrices: about {_format_size(need)} ({copies} "
+            f"at once), above the limit of {_format_size(limit)}. {fix} To allow it anyway, "
+            f"raise the limit: pymc_vsk.memory.set_memory_limit({enough}) or "
+            "PYMC_VSK_MEMORY_LIMIT."
         )
 
 

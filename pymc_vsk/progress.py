@@ -193,6 +193,7 @@ class Switch:
         self._saved: dict[str, Any] = {
             "quiet": _quiet,
             "level": _logger.level,
+            "disabled": _logger.disabled,
             "handlers": list(_logger.handlers),
             "pymc_level": pymc_logger.level,
             "pymc_imported": "pymc" in sys.modules,
@@ -215,6 +216,7 @@ class Switch:
         saved = self._saved
         _quiet = saved["quiet"]
         _logger.setLevel(saved["level"])
+        _logger.disabled = saved["disabled"]
         for handler in list(_logger.handlers):
             if handler not in saved["handlers"]:
                 _logger.removeHandler(handler)
@@ -229,6 +231,9 @@ class Switch:
 
 def show(stream: TextIO | None = None) -> Switch:
     """Write the progress messages to ``stream`` (default stderr), whatever the logging set-up.
+
+    This holds also after ``logging.config.dictConfig`` or ``fileConfig``, which disable the
+    package's logger when it exists already.
 
     Parameters
     ----------
@@ -248,6 +253,8 @@ def show(stream: TextIO | None = None) -> Switch:
             _logger.removeHandler(handler)
         _logger.addHandler(_Handler(stream))
         _logger.setLevel(logging.INFO)
+        # logging.config.dictConfig and fileConfig disable the loggers that exist already
+        _logger.disabled = False
 
     return Switch(apply)
 

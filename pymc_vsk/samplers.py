@@ -137,12 +137,24 @@ def observation_count(model: pm.Model) -> int:
         0 for a model without observed variables (e.g. a likelihood written as a
         ``pm.Potential``: pass N to :func:`choose_sampler` yourself).
     """
-    sizes = []
-    for rv in model.observed_RVs:
-        value = model.rvs_to_values[rv]
-        data = value.get_value(borrow=True) if hasattr(value, "get_value") else value.data
-        sizes.append(int(np.size(data)))
-    return max(sizes, default=0)
+    return max((_size(model.rvs_to_values[rv]) for rv in model.observed_RVs), default=0)
+
+
+def _size(value: object) -> int:
+    """Elements of an observed value: data, a data container or an expression of them."""
+    from pymc_vsk.validation import as_numeric  # imports pytensor: only with a model
+
+    data = as_numeric(value)
+    if data is not None:
+        return int(np.size(data))
+    shape = value.type.shape
+    if None not in shape:
+        return math.prod(shape)
+    import pytensor
+
+    from pymc_vsk.modes import PYTHON_MODE
+
+    return int(pytensor.function([], value.size, mode=PYTHON_MODE)())
 
 
 def choose_sampler(

@@ -83,6 +83,31 @@ def test_initial_point_cache_honours_a_new_initval():
     assert before != pytest.approx(np.log(0.3))
 
 
+def test_initial_point_cache_tells_apart_arrays_its_text_would_not():
+    """The cache was keyed on the text of the initial values, which numpy rounds to 8 digits
+    (and elides beyond 1 000 values): a second array that differed in the ninth digit got the
+    first one's initial point."""
+    X = np.c_[targets.halton_nodes(27), targets.halton_nodes(27, d=2)[:, 1]]
+    model, _ = build_model(X, X[:, 0] + (X[:, 0] >= 0.5), psi=Jump(0.5), ard=True)
+    first, second = np.array([0.1, 0.2, 0.3]), np.array([0.1, 0.2, 0.3 + 1e-9])
+    assert repr(first) == repr(second)
+    for values in (first, second):
+        model.set_initval(model["ls"], values)
+        np.testing.assert_allclose(np.exp(initial_point(model)["ls_log__"]), values, rtol=1e-13)
+
+
+def test_the_objective_of_a_mode_given_by_name_or_object_is_compiled_once():
+    """The key is the mode itself (its text, the key before, is kilobytes long with memory
+    addresses in it, which a later Mode could reuse)."""
+    from pytensor.compile.mode import Mode
+
+    X, y = jump_data(27, seed=0)
+    model, _ = build_model(X, y, psi=Jump(0.5))
+    mode = Mode(linker="py")
+    assert compiled_objective(model, mode) is compiled_objective(model, mode)
+    assert compiled_objective(model, "FAST_COMPILE") is compiled_objective(model, "FAST_COMPILE")
+
+
 def test_a_variable_added_to_the_model_after_a_fit_is_fitted_too():
     """The compiled objective was cached with the model alone: a ``pm.Potential`` added after
     a first fit was left out of every later one (the fit kept ℓ = 0.22 where the potential
