@@ -23,13 +23,17 @@ from collections.abc import Sequence
 from pymc_vsk import progress
 from pymc_vsk.arguments import directory_problem
 from pymc_vsk.jumps import cli as detect
+from pymc_vsk.memory import get_memory_limit
 from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
 
-__all__ = ["BROKEN_PIPE", "build_parser", "main"]
+__all__ = ["BROKEN_PIPE", "INTERRUPTED", "build_parser", "main"]
 
 #: Exit status when the reader of standard output goes away (``pymc-vsk ... | head``): the
 #: status a shell reports for a program that the signal SIGPIPE ended, as Unix tools are.
 BROKEN_PIPE = 128 + 13
+#: Exit status when the user interrupts the command (Ctrl-C): that of a program the signal
+#: SIGINT ended, as a shell reports it.
+INTERRUPTED = 128 + 2
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -116,6 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # traceback, and send what Python still flushes at exit nowhere
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return BROKEN_PIPE
+    except KeyboardInterrupt:
+        # Ctrl-C: one line instead of a traceback through pytensor; the files written so far
+        # (and the report of ``reproduce all``, up to the last experiment that ended) stay
+        name = " ".join(filter(None, [args.command, getattr(args, "experiment", None)]))
+        print(f"pymc-vsk {name}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     raise AssertionError(f"unhandled command {args.command!r}")  # argparse rejects others
 
 
@@ -124,12 +134,24 @@ def _reproduce(args: argparse.Namespace) -> int:
     experiment = load(args.experiment)
     flag = experiment.OUTPUT_OPTION
     directory = getattr(args, flag.lstrip("-"), None)
-    problem = None if directory is None else directory_problem(directory, flag)
+    problem = _memory_limit_problem()
+    if problem is None and directory is not None:
+        problem = directory_problem(directory, flag)
     if problem is not None:
         print(f"pymc-vsk reproduce {args.experiment}: error: {problem}", file=sys.stderr)
         return 2
     progress.report(f"reproduce {args.experiment}: {EXPERIMENTS[args.experiment][1]}")
     return experiment.main(args)
+
+
+def _memory_limit_problem() -> str | None:
+    """Why ``PYMC_VSK_MEMORY_LIMIT`` is not a size, or ``None``: every experiment reads it,
+    and those without a size option would otherwise end in a traceback at their first model."""
+    try:
+        get_memory_limit()
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 def _progress(args: argparse.Namespace) -> contextlib.AbstractContextManager:

@@ -80,7 +80,7 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -94,12 +94,14 @@ from pytensor.graph import Variable
 
 from pymc_vsk import plotting, targets
 from pymc_vsk.arguments import finite_float, int_in
+from pymc_vsk.arrays import check_count
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.fitting import NotConvergedWarning, compiled_objective, default_starts, fit_map
 from pymc_vsk.metrics import summarize
 from pymc_vsk.models import build_model
 from pymc_vsk.paper.harness import (
     add_out_option,
+    check_size,
     refuse,
     save_figures,
     size_problem,
@@ -427,15 +429,26 @@ def compute(
     Returns
     -------
     Sweep
+
+    Raises
+    ------
+    TypeError
+        ``k_values`` not a sequence of integers (``"12"``, ``12``, ``[12.5]``), or
+        ``n_nodes`` or ``grid_size`` not an integer.
+    ValueError
+        A K_VSK outside 0..12, no K_VSK, or a domain with ``low >= high``.
+    MemoryError
+        ``n_nodes`` or ``grid_size`` beyond the memory limit
+        (:func:`pymc_vsk.memory.check_dense`), checked before any work, as
+        ``pymc-vsk reproduce figure7`` checks ``--n-nodes`` and ``--grid``.
     """
-    ks = np.array(sorted({int(k) for k in k_values}), dtype=int)
-    if len(ks) == 0:
-        raise ValueError("Need at least one K_VSK.")
-    for k in ks:
-        truncation_weights(int(k))  # validates the range
+    ks = _k_values(k_values)
     low, high = (float(v) for v in domain)
     if not low < high:
         raise ValueError(f"The domain needs low < high; got {domain!r}.")
+    n_nodes = check_count(n_nodes, "n_nodes", 1)
+    grid_size = check_count(grid_size, "grid_size", 1)
+    check_size(n_nodes, grid_size**2, "n_nodes", "grid_size or n_nodes")  # before any work
     steps = Steps(
         2 + len(ks),
         f"fitting the stationary GP and the VSK with psi^K_VSK, K_VSK = "
@@ -503,6 +516,19 @@ def compute(
         n_models=1,
         not_converged=list(dict.fromkeys(not_converged)),
     )
+
+
+def _k_values(k_values: Sequence[int]) -> np.ndarray:
+    """``k_values`` checked (each an integer in 0..12), sorted and without repeats."""
+    if isinstance(k_values, str) or not isinstance(k_values, Iterable):
+        raise TypeError(
+            f"k_values is a sequence of K_VSK in 0..{K_TARGET}, e.g. [0, 4, 12]; got {k_values!r}."
+        )
+    ks = sorted({check_count(k, "each K_VSK", 0) for k in k_values})
+    if not ks:
+        raise ValueError("Need at least one K_VSK.")
+    truncation_weights(ks[-1])  # validates the range
+    return np.array(ks, dtype=int)
 
 
 # -- output -----------------------------------------------------------------------------------

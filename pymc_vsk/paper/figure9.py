@@ -59,6 +59,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from pymc_vsk import plotting, targets
+from pymc_vsk.arrays import check_count
 from pymc_vsk.blas import blas_threads
 from pymc_vsk.metrics import summarize
 from pymc_vsk.paper import harness
@@ -306,15 +307,19 @@ def compute(
     Raises
     ------
     TypeError
-        ``n_max`` not an integer (``1e20``, ``791.0``, ``"791"``).
+        ``n_max`` or a count of ``figure_nodes`` not an integer (``1e20``, ``791.0``,
+        ``"791"``).
     ValueError
-        ``n_max`` below 31.
+        ``n_max`` below 31, or a count of ``figure_nodes`` below 2.
     MemoryError
-        ``n_max`` beyond the memory limit (:func:`pymc_vsk.memory.check_dense`), checked
-        before any work, as ``pymc-vsk reproduce figure9`` checks ``--n-max``.
+        ``n_max`` or ``figure_nodes`` beyond the memory limit
+        (:func:`pymc_vsk.memory.check_dense`), checked before any work, as
+        ``pymc-vsk reproduce figure9`` checks ``--n-max``.
     """
     ns = node_counts(n_max)  # checked, before any work
-    figure_nodes = tuple(int(n) for n in figure_nodes)
+    figure_nodes = tuple(check_count(n, "each count of figure_nodes", 2) for n in figure_nodes)
+    for n in figure_nodes:
+        harness.check_size(n, n + harness.N_GRID, "figure_nodes")
     used = seed_list(seeds)
 
     def empty(rows: int) -> dict[str, dict[str, np.ndarray]]:

@@ -1,10 +1,10 @@
 """``pymc-vsk reproduce all --out DIR``: every experiment of the paper and a Markdown report.
 
 Each experiment runs with its defaults (the paper's sizes) and its figures saved in
-``DIR/<name>/``; its printed output goes into ``DIR/report.md`` with the figures and tables it
-saved linked below it, followed by the exit status (1 when a paper number or finding did not
-reproduce). The report is rewritten as each experiment ends, so an interrupted run keeps the
-experiments that finished.
+``DIR/<name>/``; its printed output (and the error, if it refused its sizes) goes into
+``DIR/report.md`` with the figures and tables it saved linked below it, followed by the exit
+status (1 when a paper number or finding did not reproduce). The report is rewritten as each
+experiment ends, so an interrupted run keeps the experiments that finished.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 from pymc_vsk.arguments import directory_problem
 from pymc_vsk.paper import EXPERIMENTS, add_command_options, load
@@ -84,18 +86,20 @@ def run_all(out: Path, names: list[str] | None = None) -> tuple[str, int]:
         directory = out / name
         directory.mkdir(exist_ok=True)
         args = arguments(name, directory)
-        buffer = io.StringIO()
+        buffer, errors = io.StringIO(), _Tee(sys.stderr)
         start = time.perf_counter()
-        with contextlib.redirect_stdout(buffer):
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(errors):
             code = load(name).main(args)
         seconds = time.perf_counter() - start
         status = max(status, code)
+        # an experiment that refuses its sizes (the memory limit) says why on stderr only
+        refusals = errors.lines(f"pymc-vsk reproduce {name}: error: ")
         sections += [
             "",
             f"## {name}: {EXPERIMENTS[name][1]}",
             "",
             "```",
-            buffer.getvalue().rstrip(),
+            "\n".join(filter(None, [buffer.getvalue().rstrip(), *refusals])),
             "```",
             "",
         ]
@@ -144,6 +148,38 @@ def output_problem(out: Path, names: list[str] | None = None) -> str | None:
         if problem is not None:
             return problem
     return None
+
+
+class _Tee(io.TextIOBase):
+    """A text stream that writes through to ``stream`` and keeps a copy of what it wrote."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._copy = io.StringIO()
+
+    @property
+    def encoding(self) -> str | None:  # type: ignore[override]
+        return getattr(self._stream, "encoding", None)
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._copy.write(text)
+        return self._stream.write(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def lines(self, prefix: str) -> list[str]:
+        """The lines written so far that start with ``prefix``."""
+        return [line for line in self._copy.getvalue().splitlines() if line.startswith(prefix)]
 
 
 def _saved_files(output: str) -> list[Path]:

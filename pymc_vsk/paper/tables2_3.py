@@ -63,6 +63,7 @@ from pymc_vsk.paper.harness import (
     add_seeds_option,
     evaluation_grid,
     length_scale_modes,
+    refuse,
     save_figures,
     seed_list,
 )
@@ -521,7 +522,7 @@ def format_table(study: Study) -> str:
     n = study.n_nodes
     title = {v: f"Table {k[-1]}" for k, v in TABLES.items()}.get(n, "Jump study")
     k = len(study.seeds)
-    seeds = f"seed {study.seeds[0]}" if k == 1 else f"seeds {study.seeds[0]}–{study.seeds[-1]}"
+    seeds = _describe_seeds(study.seeds)
     head = (
         f"{'':<16}{'stationary':>11}{'10–90 % band':>24}{'paper':>11}"
         f"{'VSK':>14}{'10–90 % band':>24}{'paper':>11}"
@@ -547,6 +548,22 @@ def format_table(study: Study) -> str:
     lines.append("-" * len(head))
     lines += _summary_lines(study)
     return "\n".join(lines)
+
+
+def _describe_seeds(seeds: Sequence[int]) -> str:
+    """``"seed 3"``, ``"seeds 0–19"`` for a run of consecutive seeds, else the first five listed.
+
+    Examples
+    --------
+    >>> _describe_seeds([0, 1, 2]), _describe_seeds([0, 3]), _describe_seeds([3, 1])
+    ('seeds 0–2', 'seeds 0, 3', 'seeds 3, 1')
+    """
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
+    if list(seeds) == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"seeds {seeds[0]}–{seeds[-1]}"
+    shown = ", ".join(map(str, seeds[:5]))
+    return f"seeds {shown}" + (", …" if len(seeds) > 5 else "")
 
 
 def _summary_lines(study: Study) -> list[str]:
@@ -652,11 +669,18 @@ def main(args: argparse.Namespace) -> int:
     -------
     int
         Exit status: 1 if a check of :meth:`Study.checks` fails with ``--method map`` (the
-        checks are set for maximum likelihood; with NUTS they are printed for information).
+        checks are set for maximum likelihood; with NUTS they are printed for information),
+        2 if ``--sampler`` is given without ``--method nuts`` (checked before any work).
     """
     if args.experiment not in TABLES:
         raise ValueError(f"Unknown table {args.experiment!r}; choose one of {sorted(TABLES)}.")
     sampler = getattr(args, "sampler", "auto")
+    if sampler != "auto" and args.method != "nuts":  # else a table by MLE, silently
+        return refuse(
+            args.experiment,
+            f"--sampler {sampler} chooses the sampler of --method nuts, and --method is "
+            f"{args.method}; add --method nuts, or leave --sampler out.",
+        )
     named = {} if sampler == "auto" else {"sampler": sampler}  # auto: compute's default
     study = compute(TABLES[args.experiment], args.seeds, args.method, **named)
     # the file first, the text after: a reader of stdout that leaves early (``| head``)
