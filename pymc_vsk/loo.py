@@ -91,7 +91,7 @@ def _pieces(gp: pm.gp.Marginal | MarginalJumpGP, model: pm.Model, jitter: float 
         raise TypeError(
             f"add_log_likelihood takes a pm.gp.Marginal or a MarginalJumpGP; got {type(gp)}."
         )
-    key = (id(model), "fitted" if jitter is None else float(jitter))
+    key = (model, "fitted" if jitter is None else float(jitter))  # the model itself: ids recur
     jitter = fitted_jitter(gp, jitter)
     return cached(gp, "loo", key, lambda: _compile_pieces(gp, model, jitter))
 

@@ -805,7 +805,7 @@ def predict(
     check_supported(gp)
     model = model_of(gp, model)
     require_float64("predict", model)
-    key = (id(model), "fitted" if jitter is None else float(jitter))
+    key = (model, "fitted" if jitter is None else float(jitter))  # the model itself: ids recur
     predictor = cached(gp, "predictor", key, lambda: Predictor(gp, model, jitter))
     if point is not None:
         return predictor(Xnew, point)

@@ -520,7 +520,7 @@ class MarginalJumpGP:
 
     def _predictor(self, model: pm.Model) -> tuple[Callable, list[str]]:
         """The compiled per-gap predictive moments for ``model``, built once per model."""
-        return cached(self, "predictor", id(model), lambda: self._compile_predictor(model))
+        return cached(self, "predictor", model, lambda: self._compile_predictor(model))
 
     def _compile_predictor(self, model: pm.Model) -> tuple[Callable, list[str]]:
         Xnew = pt.matrix("Xnew", dtype="float64")
