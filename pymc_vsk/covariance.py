@@ -29,9 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import pymc as pm
 import pytensor.tensor as pt
-from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
-from pytensor.graph.traversal import graph_inputs
 
 from pymc_vsk.arrays import check_finite
 from pymc_vsk.kernels import base_kernels, is_radial
@@ -177,8 +175,7 @@ def warn_if_constant(psi: ScalingFunction, X: np.ndarray, stacklevel: int = 3) -
     """
     if psi.is_random or len(X) < 2:
         return
-    symbolic = [v for v in psi.params.values() if isinstance(v, Variable)]
-    if any(isinstance(v, SharedVariable) for v in graph_inputs(symbolic)):
+    if psi.reads_data:
         return
     values = np.asarray(psi.numpy(X), dtype=float).reshape(len(X), -1)
     flat = np.flatnonzero(np.ptp(values, axis=0) == 0)

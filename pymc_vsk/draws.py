@@ -45,7 +45,7 @@ def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
         post = own  # the posterior group itself
     else:
         try:
-            post = getattr(idata["posterior"], "dataset", idata["posterior"])
+            group = idata["posterior"]
         except (KeyError, TypeError, IndexError):
             stacked = isinstance(own, xr.Dataset) and "sample" in own.dims
             raise TypeError(
@@ -59,6 +59,7 @@ def posterior(idata: xr.DataTree | Mapping[str, xr.Dataset]) -> xr.Dataset:
                     else "A MAP fit (fit_map) has no draws to diagnose: its point is result.point."
                 )
             ) from None
+        post = getattr(group, "dataset", group)
     if any(post.sizes.get(dim, 1) == 0 for dim in ("chain", "draw")):
         raise ValueError(
             f"The posterior holds no draws ({post.sizes.get('chain', 0)} chains of "

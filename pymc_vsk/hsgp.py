@@ -27,7 +27,6 @@ import pymc as pm
 import pytensor.tensor as pt
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph import Variable
-from pytensor.graph.traversal import graph_inputs
 from pytensor.tensor.variable import TensorVariable
 
 from pymc_vsk.arrays import as_float_array
@@ -133,7 +132,7 @@ class LiftedHSGP(pm.gp.HSGP):
         if isinstance(X, SharedVariable):
             return lift(pt.as_tensor_variable(X), self.psi)
         value = as_numeric(X)
-        if value is not None and _reads_data(self.psi):
+        if value is not None and self.psi.reads_data:
             return lift(pt.as_tensor_variable(as_float_array(value)), self.psi)
         return lift(X if value is None else as_float_array(value), self.psi)
 
@@ -278,12 +277,6 @@ class LiftedHSGP(pm.gp.HSGP):
         return mean_func(Xnew) + f
 
 
-def _reads_data(psi: ScalingFunction) -> bool:
-    """Whether a parameter of ψ depends on a data container, which ``pm.set_data`` changes."""
-    symbolic = [v for v in psi.params.values() if isinstance(v, Variable)]
-    return any(isinstance(v, SharedVariable) for v in graph_inputs(symbolic))
-
-
 def _parts(cov_func: pm.gp.cov.Covariance) -> list:
     """``cov_func`` and, for a sum or product of PyMC's, its terms or factors."""
     return [cov_func, *getattr(cov_func, "_factor_list", [])]
@@ -410,7 +403,7 @@ class CollapsedLiftedHSGP(LiftedHSGP):
         # 500.0) a float32 constant, and would compute n log σ² and m − ȳ in single precision
         sigma, mean = pt.cast(sigma, "float64"), pt.cast(mean, "float64")
         phi, sqrt_psd = self.prior_linearized(X)
-        if not (self.psi.is_random or _reads_data(self.psi)):
+        if not (self.psi.is_random or self.psi.reads_data):
             # otherwise Φ moves with ψ (pm.set_data too): the statistics are symbolic
             phi = np.asarray(phi.eval())
         self.X, self.y, self.sigma, self.mean = X, y, sigma, mean

@@ -40,12 +40,13 @@ import scipy.linalg
 from pymc.distributions.dist_math import check_parameters
 from pytensor.compile.builders import OpFromGraph
 from pytensor.compile.mode import optdb
-from pytensor.compile.sharedvalue import SharedVariable
-from pytensor.graph.basic import Apply, Constant, Variable
+from pytensor.graph.basic import Apply
 from pytensor.graph.op import Op
 from pytensor.graph.rewriting.basic import GraphRewriter
 from pytensor.tensor.random.basic import MvNormalRV
 from pytensor.tensor.variable import TensorVariable
+
+from pymc_vsk.validation import as_numeric
 
 __all__ = [
     "CholeskyInverse",
@@ -353,7 +354,8 @@ def check_data_lengths(gp: object) -> None:
     X, y = getattr(gp, "X", None), getattr(gp, "y", None)
     if X is None or y is None:
         return
-    shapes = [_numeric_shape(v) for v in (X, y)]
+    values = [as_numeric(v) for v in (X, y)]  # None for symbolic data
+    shapes = [None if v is None else v.shape for v in values]
     if any(s is None or len(s) == 0 for s in shapes) or shapes[0][0] == shapes[1][0]:
         return
     raise ValueError(
@@ -363,17 +365,6 @@ def check_data_lengths(gp: object) -> None:
         "pass the new inputs to pymc_vsk.predict(gp, Xnew, ...); to fit other data, change X "
         "and y together with pymc_vsk.set_data(model, X, y)."
     )
-
-
-def _numeric_shape(value: object) -> tuple[int, ...] | None:
-    """The shape of a data container, constant or array now; None for a symbolic tensor."""
-    if isinstance(value, SharedVariable):
-        return np.shape(value.get_value(borrow=True))
-    if isinstance(value, Constant):
-        return np.shape(value.data)
-    if isinstance(value, Variable):
-        return None
-    return np.shape(value)
 
 
 class Marginal(pm.gp.Marginal):

@@ -188,6 +188,13 @@ class ScalingFunction:
         """True when a parameter is symbolic and not a constant (e.g. a PyMC random variable)."""
         return any(numeric_value(v) is None for v in self.params.values())
 
+    @property
+    def reads_data(self) -> bool:
+        """True when a parameter depends on a data container (``pm.Data``): ``pm.set_data``
+        changes it later, so its present value is not the one ψ keeps."""
+        symbolic = [v for v in self.params.values() if isinstance(v, Variable)]
+        return any(isinstance(v, SharedVariable) for v in graph_inputs(symbolic))
+
     #: True when ψ is constant between its steps (a hard jump or region indicator): its
     #: derivative is 0 wherever it exists. Unknown (a user's function) counts as False.
     piecewise_constant: bool = False
